@@ -1,0 +1,7 @@
+"""``python -m course``: see :mod:`course.cli`."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,188 @@
+"""Alpha-beta pruning, and the naive (unsafe) way of adding an epsilon to it.
+
+Alpha-beta (Knuth & Moore 1975) searches with a window ``(alpha, beta)``:
+``alpha`` is the best value MAX is already sure of on the path to the root,
+``beta`` the best MIN is sure of.  A node whose value falls outside the
+window cannot change the root's value, so its remaining children are skipped.
+The rules below are those of Russell & Norvig's pseudocode, as quoted by
+Atzmon et al. (2018, Figure 1) and the adversarial-search lecture notes:
+
+* MAX node: ``v = max(v, child)``; **cut when v >= beta**; then
+  ``alpha = max(alpha, v)``.
+* MIN node: ``v = min(v, child)``; **cut when v <= alpha**; then
+  ``beta = min(beta, v)``.
+
+Cuts happen on equality.  The root is searched with ``(-inf, +inf)``; its
+value is exact, but the values returned by inner nodes may only be bounds.
+
+The *naive epsilon* rule (Atzmon et al. 2018, "Naive approach") instead cuts
+whenever ``beta <= alpha + epsilon`` after a child is taken in (and the child
+was not the last).  Its error is not bounded by epsilon: see
+:func:`course.examples.naive_epsilon_counterexample`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..game import Game, Path, Player
+from ._context import SearchContext, check_epsilon, first_best
+from .result import SearchResult
+
+__all__ = ["alphabeta", "naive_epsilon"]
+
+INF = float("inf")
+
+
+def alphabeta(
+    game: Game,
+    state: Any = None,
+    *,
+    order: Any = "given",
+    seed: int | None = 0,
+    depth: int | None = None,
+    evaluate: Callable[[Any], float] | None = None,
+    cutoff: Callable[[Any, int], bool] | None = None,
+    trace: bool = False,
+) -> SearchResult:
+    """Minimax value by alpha-beta pruning (Russell & Norvig's rules, cut on equality).
+
+    Takes the same parameters as :func:`course.search.minimax`.
+
+    Returns
+    -------
+    SearchResult
+        ``lower == upper ==`` the minimax value.  ``move`` is the first root
+        child, in search order, whose returned value equals the root value:
+        that child's value is exact, while a later child returning the same
+        number may only have been bounded by it.
+
+    Raises
+    ------
+    ChanceNodeError
+        If the search reaches a chance node (use :func:`course.search.star1`).
+    ParameterError
+        For an invalid ``depth`` or ``order``.
+
+    Examples
+    --------
+    AIMA figure 5.2: the second MIN node is cut after its first leaf (2 <= 3).
+
+    >>> from course import parse_tree
+    >>> result = alphabeta(parse_tree([[3, 12, 8], [2, 4, 6], [14, 5, 2]]))
+    >>> result.value, result.move, result.leaves
+    (3, 0, ((0, 0), (0, 1), (0, 2), (1, 0), (2, 0), (2, 1), (2, 2)))
+
+    Notes
+    -----
+    With perfect move ordering a uniform tree of branching b and depth d has
+    exactly ``b**ceil(d/2) + b**floor(d/2) - 1`` leaves evaluated (Knuth &
+    Moore 1975); with the worst ordering, all ``b**d``.
+    """
+    ctx = SearchContext(game, order=order, seed=seed, depth=depth, evaluate=evaluate,
+                        cutoff=cutoff, trace=trace)
+    return _search("alphabeta", ctx, state, epsilon=None)
+
+
+def naive_epsilon(
+    game: Game,
+    state: Any = None,
+    *,
+    epsilon: float = 0,
+    order: Any = "given",
+    seed: int | None = 0,
+    depth: int | None = None,
+    evaluate: Callable[[Any], float] | None = None,
+    cutoff: Callable[[Any, int], bool] | None = None,
+    trace: bool = False,
+) -> SearchResult:
+    """Alpha-beta with the naive epsilon rule: cut when ``beta <= alpha + epsilon``.
+
+    Kept to show why it fails: its error is *not* bounded by ``epsilon``.
+    At a MAX node: ``v = max(v, child)``, ``alpha = max(alpha, v)``; at a MIN
+    node: ``v = min(v, child)``, ``beta = min(beta, v)``; then, unless the child
+    was the last one, cut when ``beta <= alpha + epsilon`` and return ``v``.
+    With ``epsilon = 0`` it evaluates exactly the leaves alpha-beta does.
+
+    Parameters
+    ----------
+    epsilon : float
+        The (meant) error margin, >= 0.
+    Other parameters are those of :func:`alphabeta`.
+
+    Returns
+    -------
+    SearchResult
+        ``lower == upper ==`` the value it finds, which may be off by more than
+        ``epsilon``.
+
+    Raises
+    ------
+    ParameterError
+        If ``epsilon`` is negative or not a number.
+    ChanceNodeError
+        If the search reaches a chance node.
+
+    Examples
+    --------
+    >>> from course.examples import naive_epsilon_counterexample
+    >>> game = naive_epsilon_counterexample(m=3, x=10, epsilon=1)
+    >>> naive_epsilon(game, epsilon=1).value, alphabeta(game).value
+    (13, 10)
+    """
+    epsilon = check_epsilon(epsilon)
+    ctx = SearchContext(game, order=order, seed=seed, depth=depth, evaluate=evaluate,
+                        cutoff=cutoff, trace=trace)
+    return _search("naive-epsilon", ctx, state, epsilon=epsilon)
+
+
+def _search(name: str, ctx: SearchContext, state: Any, *, epsilon: float | None) -> SearchResult:
+    game = ctx.game
+    naive = epsilon is not None
+
+    def value(state: Any, path: Path, depth: int, alpha: float, beta: float) -> float:
+        if ctx.is_leaf(state, depth):
+            return ctx.evaluate_leaf(state, path)
+        player, children = ctx.begin(state, path, allow_chance=False)
+        is_max = player is Player.MAX
+        if ctx.events is not None:
+            ctx.emit("enter", path, player=player.value, alpha=alpha, beta=beta)
+        v = -INF if is_max else INF
+        last = len(children) - 1
+        for k, (index, move, _) in enumerate(children):
+            child_value = value(game.result(state, move), path + (index,), depth + 1, alpha, beta)
+            if not path:
+                ctx.root_children.append((index, child_value, child_value))
+            v = max(v, child_value) if is_max else min(v, child_value)
+            if naive:
+                if is_max:
+                    alpha = max(alpha, v)
+                else:
+                    beta = min(beta, v)
+                cut = k < last and beta <= alpha + epsilon
+                reason = f"beta={beta} <= alpha={alpha} + epsilon={epsilon}"
+            else:
+                # Russell & Norvig: test against the window first, then tighten it.
+                cut = v >= beta if is_max else v <= alpha
+                reason = f"v={v} >= beta={beta}" if is_max else f"v={v} <= alpha={alpha}"
+                if not cut:
+                    if is_max:
+                        alpha = max(alpha, v)
+                    else:
+                        beta = min(beta, v)
+            if ctx.events is not None:
+                ctx.emit("update", path, child=index, alpha=alpha, beta=beta, lower=v, upper=v)
+            if cut:
+                if ctx.events is not None and k < last:
+                    ctx.emit("cutoff", path, alpha=alpha, beta=beta, lower=v, upper=v,
+                             pruned=tuple(c[0] for c in children[k + 1:]), reason=reason)
+                break
+        if ctx.events is not None:
+            ctx.emit("exit", path, alpha=alpha, beta=beta, lower=v, upper=v)
+        return v
+
+    root = game.initial_state() if state is None else state
+    v = value(root, (), 0, -INF, INF)
+    move = first_best(ctx.root_children, game.turn(root), by="lower") if ctx.root_children else None
+    return ctx.result(name, v, v, move, epsilon=epsilon)
