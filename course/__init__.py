@@ -26,13 +26,22 @@ from .search import (
     selective,
     star1,
 )
-from .trees import TreeGame, TreeNode, dumps_tree, loads_tree, parse_tree, read_tree, tree_to_obj
+from .trees import (
+    TreeGame,
+    TreeNode,
+    dumps_tree,
+    game_to_tree,
+    loads_tree,
+    parse_tree,
+    read_tree,
+    tree_to_obj,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Game", "Player", "Path", "TreeGame", "TreeNode",
-    "parse_tree", "loads_tree", "read_tree", "tree_to_obj", "dumps_tree",
+    "parse_tree", "loads_tree", "game_to_tree", "read_tree", "tree_to_obj", "dumps_tree",
     "minimax", "expectimax", "alphabeta", "naive_epsilon", "star1", "bab", "selective",
     "SearchResult", "Trace", "TraceEvent", "ALGORITHMS", "ORDERINGS",
     "CourseError", "TreeFormatError", "ChanceNodeError", "BoundsError", "ParameterError",

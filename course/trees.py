@@ -51,6 +51,7 @@ __all__ = [
     "read_tree",
     "tree_to_obj",
     "dumps_tree",
+    "game_to_tree",
 ]
 
 PROBABILITY_TOLERANCE = 1e-9
@@ -366,3 +367,71 @@ def tree_to_obj(game: TreeGame, *, with_bounds: bool = True) -> Any:
 def dumps_tree(game: TreeGame, **json_kwargs: Any) -> str:
     """The tree as JSON text."""
     return json.dumps(tree_to_obj(game), **json_kwargs)
+
+
+def game_to_tree(
+    game: Game,
+    state: Any = None,
+    *,
+    depth: int | None = None,
+    evaluate: Any = None,
+    max_nodes: int = 100_000,
+) -> TreeGame:
+    """Expand any game (from ``state``) into an explicit tree, e.g. to draw it.
+
+    Parameters
+    ----------
+    game : Game
+    state : optional
+        Root of the expansion; default ``game.initial_state()``.
+    depth : int, optional
+        Expand to this depth; non-terminal states there become leaves valued
+        by ``evaluate`` (default ``game.evaluate``).
+    max_nodes : int
+        Refuse to build more nodes than this (a :class:`ParameterError`).
+
+    Returns
+    -------
+    TreeGame
+        Same bounds as ``game`` when they are finite.  Labels come from
+        ``game.describe_move``; paths and child order are the game's.
+
+    Examples
+    --------
+    >>> g = parse_tree([[3, 12, 8], [2, 4, 6]])
+    >>> game_to_tree(g).root.size == g.root.size
+    True
+    """
+    from .errors import ParameterError
+
+    evaluate = game.evaluate if evaluate is None else evaluate
+    count = 0
+
+    def build(s: Any, path: Path, label: str | None) -> TreeNode:
+        nonlocal count
+        count += 1
+        if count > max_nodes:
+            raise ParameterError(
+                f"the game tree has more than {max_nodes} nodes; pass a smaller depth= "
+                "or a larger max_nodes="
+            )
+        if game.is_terminal(s):
+            return TreeNode("leaf", path, value=game.utility(s), label=label)
+        if depth is not None and len(path) >= depth:
+            return TreeNode("leaf", path, value=evaluate(s), label=label)
+        player = game.turn(s)
+        if player is Player.CHANCE:
+            outcomes = list(game.chance_outcomes(s))
+            moves = [m for m, _ in outcomes]
+            probs = tuple(p for _, p in outcomes)
+        else:
+            moves, probs = list(game.moves(s)), ()
+        children = tuple(
+            build(game.result(s, m), path + (i,), game.describe_move(s, m)) for i, m in enumerate(moves)
+        )
+        size = 1 + sum(c.size for c in children)
+        return TreeNode(player.value, path, children, probs, None, label, _size=size)
+
+    root = build(game.initial_state() if state is None else state, (), None)
+    finite = all(math.isfinite(b) for b in (game.vmin, game.vmax))
+    return TreeGame(root, (game.vmin, game.vmax) if finite else None)
