@@ -47,7 +47,8 @@ class SearchContext:
         self.leaves: list[Path] = []
         self.events: list[TraceEvent] | None = [] if trace else None
         self.root_children: list[tuple[int, float, float]] = []
-        self.orderer = make_orderer(order, game, seed=seed, leaf_value=self.leaf_value_or_none)
+        self.orderer = make_orderer(order, game, seed=seed, leaf_value=self.leaf_value_or_none,
+                                    estimate=self.static_value)
 
     # -- leaves ------------------------------------------------------------------
     def is_leaf(self, state: Any, depth: int) -> bool:
@@ -61,7 +62,12 @@ class SearchContext:
     def static_value(self, state: Any) -> float:
         """UTILITY of a terminal state, EVAL of a horizon state (uncounted)."""
         game = self.game
-        return game.utility(state) if game.is_terminal(state) else self.evaluate(state)
+        if game.is_terminal(state):
+            return game.utility(state)
+        try:
+            return self.evaluate(state)
+        except NotImplementedError as exc:
+            raise ParameterError(f"{exc}") from None
 
     def leaf_value_or_none(self, state: Any, depth: int) -> float | None:
         return self.static_value(state) if self.is_leaf(state, depth) else None

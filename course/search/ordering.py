@@ -50,6 +50,7 @@ def make_orderer(
     *,
     seed: int | None = 0,
     leaf_value: Callable[[Any, int], float | None] | None = None,
+    estimate: Callable[[Any], float] | None = None,
 ) -> Orderer | None:
     """Build the per-node ordering function for a search (None for ``"given"``).
 
@@ -65,6 +66,9 @@ def make_orderer(
         treats as a leaf, or None for a state it expands.  ``"best-first"`` and
         ``"worst-first"`` use it so that "value" means the same depth-limited
         value the search computes.  Default: terminal states only.
+    estimate : callable, optional
+        ``estimate(state)``, the static value ``"heuristic"`` sorts by: UTILITY
+        of a terminal state, the search's EVAL otherwise.  Default: the game's.
 
     Raises
     ------
@@ -78,7 +82,10 @@ def make_orderer(
     if order == "random":
         return _random_orderer(seed)
     if order == "heuristic":
-        return _heuristic_orderer(game)
+        if estimate is None:
+            def estimate(state):
+                return game.utility(state) if game.is_terminal(state) else game.evaluate(state)
+        return _heuristic_orderer(game, estimate)
     if order in ("best-first", "worst-first"):
         if leaf_value is None:
             def leaf_value(state, depth):
@@ -109,15 +116,11 @@ def _random_orderer(seed: int | None) -> Orderer:
     return orderer
 
 
-def _heuristic_orderer(game: Game) -> Orderer:
+def _heuristic_orderer(game: Game, estimate: Callable[[Any], float]) -> Orderer:
     def orderer(state, path, player, n):
         if player is Player.CHANCE:
             return range(n)
-        moves = game.moves(state)
-        estimates = []
-        for move in moves:
-            child = game.result(state, move)
-            estimates.append(game.utility(child) if game.is_terminal(child) else game.evaluate(child))
+        estimates = [estimate(game.result(state, move)) for move in game.moves(state)]
         sign = -1 if player is Player.MAX else 1
         return sorted(range(n), key=lambda i: sign * estimates[i])
 
