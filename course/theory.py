@@ -258,7 +258,7 @@ def minimal_tree_counts(b: int, d: int) -> dict[str, int]:
     Examples
     --------
     >>> minimal_tree_counts(3, 4)
-    {'exact': 17, 'refuted': 3, 'full': 9}
+    {'exact': 17, 'refuted': 9, 'full': 9}
     >>> all(minimal_tree_counts(b, d)["exact"] == best_case_leaves(b, d)
     ...     for b in range(1, 6) for d in range(9))
     True
@@ -316,7 +316,7 @@ def random_order_estimate(b: float, d: float) -> float:
 
     Examples
     --------
-    >>> random_order_estimate(16, 4)
+    >>> random_order_estimate(16, 1)
     8.0
     """
     _nonneg("b", b)

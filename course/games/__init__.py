@@ -1,0 +1,51 @@
+"""The course's games, each a :class:`~course.game.Game` that every search runs on unchanged.
+
+=============================  ==============================================================
+game                           what it shows
+=============================  ==============================================================
+:class:`TicTacToe`             a complete game tree small enough to search whole (value 0)
+:class:`Pig`                   dice: chance nodes, expectimax and Star1 on an exact game
+:class:`CopsAndRobbers`        the BAB paper's pursuit domain, deterministic or stochastic,
+                               searched to a depth limit with a distance heuristic
+``random_tree``,               the BAB paper's random trees (RT) and stochastic RT
+``stochastic_random_tree``
+``ChenTree``                   Chen's Go-like random tree model
+=============================  ==============================================================
+
+The random-tree generators live in :mod:`course.games.random_trees` and
+:mod:`course.games.chen`; they are exported here when those modules are present.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .cops_robbers import CopsAndRobbers, CopsRobbersState
+from .pig import Pig, PigState
+from .tictactoe import TicTacToe, TicTacToeState
+
+__all__ = [
+    "TicTacToe", "TicTacToeState",
+    "Pig", "PigState",
+    "CopsAndRobbers", "CopsRobbersState",
+]
+
+
+def _export_optional(module: str, names: tuple[str, ...]) -> None:
+    """Export ``names`` from the optional ``course.games.<module>`` if it is installed."""
+    qualified = f"{__name__}.{module}"
+    try:
+        mod = importlib.import_module(qualified)
+    except ModuleNotFoundError as exc:
+        if exc.name != qualified:
+            raise  # the module exists, but something it imports is missing: a real error
+        return
+    for name in names:
+        if hasattr(mod, name):
+            globals()[name] = getattr(mod, name)
+            __all__.append(name)
+
+
+# Maintained separately; exported when present.
+_export_optional("random_trees", ("random_tree", "stochastic_random_tree"))
+_export_optional("chen", ("ChenTree",))
