@@ -19,14 +19,17 @@ Groups of functions
   :func:`log10_leaves`, :func:`best_case_leaves`, :func:`notes_recurrence`,
   :func:`minimal_tree_counts`, :func:`characteristic_roots`,
   :func:`sqrt_b_bound`, :func:`random_order_estimate`.
-* Chen's decision-error bounds and tree model: :func:`backup_error_bound`,
-  :func:`decision_error_bound`, :func:`nodes_generated`,
-  :func:`array_tree_size`, :func:`array_parent`, :func:`array_children`,
-  :func:`array_level`.
+* Chen's decision-error bounds: :func:`backup_error_bound`,
+  :func:`decision_error_bound`, :func:`nodes_generated` (the compact array
+  layout itself is :class:`course.games.ChenTree`).
 * Chance nodes: :func:`chance_bounds` (condition C3),
   :func:`chance_child_window` (condition C6, lines 9-10 of Algorithm 1).
 * Opponent models: :func:`strategy_value` (optimism and pessimism).
 * A one-player evaluation trap: :class:`PacmanCorridor` and :func:`play`.
+* Reading searches: :func:`node_values` (every node's exact value),
+  :func:`noisy_evaluation` (an EVAL with a known error bound),
+  :func:`count_states` (distinct states vs tree nodes), :func:`narrate`
+  (a trace in words) and :class:`Table` (a small table that shows as HTML).
 
 References
 ----------
@@ -38,8 +41,7 @@ References
     bound, b^(3m/4), the Pacman evaluation trap, optimism and pessimism.
 [STRASS] H. Strass, *Playing Games: Alpha-Beta Tree Search*, 2024 (seed 001).
 [CHEN] K.-H. Chen, *A Study of Decision Error in Selective Game Tree Search*
-    (seed 003): Propositions 1-3, Corollaries 2.1, 2.2, 3.1, Tables 2 and 4,
-    the compact array layout.
+    (seed 003): Propositions 1-3, Corollaries 2.1, 2.2, 3.1, Tables 2 and 4.
 [CS520] *alpha-beta Pruning with Chance* (seed 002).
 [BAB] Atzmon, Stern & Saffidine, *Bounded Suboptimal Game Tree Search*,
     SoCS 2018 (seed 000): conditions C3 and C6, Algorithm 1.
@@ -68,15 +70,16 @@ __all__ = [
     "backup_error_bound",
     "decision_error_bound",
     "nodes_generated",
-    "array_tree_size",
-    "array_parent",
-    "array_children",
-    "array_level",
     "chance_bounds",
     "chance_child_window",
     "strategy_value",
     "PacmanCorridor",
     "play",
+    "node_values",
+    "noisy_evaluation",
+    "count_states",
+    "narrate",
+    "Table",
 ]
 
 
@@ -438,58 +441,6 @@ def nodes_generated(b: int, d: int, s: int = 0) -> int:
     return sum(k ** i for i in range(d + 1))
 
 
-def array_tree_size(b: int, h: int) -> int:
-    """Length of the array holding a uniform tree of height ``h``: ``b**0 + ... + b**h``.
-
-    Examples
-    --------
-    >>> array_tree_size(2, 3)
-    15
-    """
-    b, h = _count("b", b, minimum=1), _count("h", h)
-    return sum(b ** i for i in range(h + 1))
-
-
-def array_parent(k: int, b: int) -> int:
-    """Index of the parent of node ``k`` (``k >= 1``) in Chen's level-order array: ``(k - 1) // b``.
-
-    Examples
-    --------
-    >>> [array_parent(k, 3) for k in range(1, 8)]
-    [0, 0, 0, 1, 1, 1, 2]
-    """
-    k, b = _count("k", k, minimum=1), _count("b", b, minimum=1)
-    return (k - 1) // b
-
-
-def array_children(k: int, b: int) -> range:
-    """Indices of the children of node ``k``: ``k*b + 1, ..., k*b + b``.
-
-    Examples
-    --------
-    >>> list(array_children(1, 3))
-    [4, 5, 6]
-    """
-    k, b = _count("k", k), _count("b", b, minimum=1)
-    return range(k * b + 1, k * b + b + 1)
-
-
-def array_level(k: int, b: int) -> int:
-    """Level (depth) of node ``k``: the smallest ``m`` with ``b**0 + ... + b**m > k``.
-
-    Examples
-    --------
-    >>> [array_level(k, 2) for k in range(8)]
-    [0, 1, 1, 2, 2, 2, 2, 3]
-    """
-    k, b = _count("k", k), _count("b", b, minimum=1)
-    m, total = 0, 1
-    while total <= k:
-        m += 1
-        total += b ** m
-    return m
-
-
 # -- chance nodes ----------------------------------------------------------------------------
 def chance_bounds(explored: Iterable[tuple[Any, Any, Any]], vmin: Any, vmax: Any) -> tuple[Any, Any]:
     """Bounds on a chance node's value when only some outcomes are searched (condition C3).
@@ -799,3 +750,276 @@ def play(game: Game, choose: Callable[[Game, Any], Any], *, steps: int) -> list[
         state = game.result(state, choose(game, state))
         states.append(state)
     return states
+
+
+# -- reading searches -------------------------------------------------------------------------
+def node_values(game: Game, state: Any = None, *, depth: int | None = None,
+                evaluate: Callable[[Any], Any] | None = None) -> dict[tuple[int, ...], Any]:
+    """The exact (expectimax, hence minimax) value of every node, by path.
+
+    Parameters
+    ----------
+    game : Game
+    state : optional
+        Root of the computation; default ``game.initial_state()``.
+    depth : int, optional
+        Treat nodes at this depth as leaves valued by ``evaluate``.
+    evaluate : callable, optional
+        EVAL at the depth limit; default ``game.evaluate``.
+
+    Returns
+    -------
+    dict
+        ``{path: value}`` for every node down to the leaves (or the depth limit).
+
+    Examples
+    --------
+    >>> from course import parse_tree
+    >>> values = node_values(parse_tree([[3, 12, 8], [2, 4, 6], [14, 5, 2]]))
+    >>> values[()], values[(1,)], values[(2, 0)]
+    (3, 2, 14)
+    """
+    evaluate = game.evaluate if evaluate is None else evaluate
+    values: dict[tuple[int, ...], Any] = {}
+
+    def visit(s: Any, path: tuple[int, ...]) -> Any:
+        if game.is_terminal(s):
+            v = game.utility(s)
+        elif depth is not None and len(path) >= depth:
+            v = evaluate(s)
+        else:
+            player = game.turn(s)
+            if player is Player.CHANCE:
+                v = sum(p * visit(game.result(s, m), path + (i,))
+                        for i, (m, p) in enumerate(game.chance_outcomes(s)))
+            else:
+                kids = [visit(game.result(s, m), path + (i,)) for i, m in enumerate(game.moves(s))]
+                v = max(kids) if player is Player.MAX else min(kids)
+        values[path] = v
+        return v
+
+    visit(game.initial_state() if state is None else state, ())
+    return values
+
+
+def noisy_evaluation(values: dict[tuple[int, ...], Any], e: float, *, seed: int = 0
+                     ) -> Callable[[Any], float]:
+    """An evaluation function with error at most ``e``: the true value plus uniform noise.
+
+    For studying Chen's Proposition 1 on explicit trees: each node's estimate
+    is ``values[node.path] + u`` with ``u`` drawn once per node, uniformly from
+    ``[-e, e]``.
+
+    Parameters
+    ----------
+    values : dict
+        ``{path: true value}``, e.g. from :func:`node_values`.
+    e : float
+        The error bound, >= 0.
+    seed : int
+        Seed of the noise.
+
+    Returns
+    -------
+    callable
+        ``evaluate(node)`` for nodes of a :class:`~course.trees.TreeGame`.
+
+    Examples
+    --------
+    >>> from course import parse_tree
+    >>> g = parse_tree([[3, 12, 8], [2, 4, 6]])
+    >>> v = node_values(g)
+    >>> evaluate = noisy_evaluation(v, 0.5, seed=1)
+    >>> all(abs(evaluate(g.node(p)) - v[p]) <= 0.5 for p in v)
+    True
+
+    References
+    ----------
+    [CHEN], Proposition 1.
+    """
+    import random
+
+    e = _nonneg("e", e)
+    rng = random.Random(seed)
+    noise = {path: rng.uniform(-e, e) for path in sorted(values)}
+
+    def evaluate(node: Any) -> float:
+        return values[node.path] + noise[node.path]
+
+    return evaluate
+
+
+def count_states(game: Game, state: Any = None) -> tuple[int, int]:
+    """Count the nodes of the game tree and the distinct states they stand for.
+
+    Parameters
+    ----------
+    game : Game
+        A game whose states are hashable.
+    state : optional
+        Where to start; default ``game.initial_state()``.
+
+    Returns
+    -------
+    (nodes, distinct)
+        ``nodes`` counts every move sequence separately (the game tree);
+        ``distinct`` counts each reachable state once, which is all a
+        search with a transposition table has to look at.
+
+    Examples
+    --------
+    >>> from course import parse_tree
+    >>> count_states(parse_tree([[1, 2], [3, 4]]))
+    (7, 7)
+    """
+    seen: set[Any] = set()
+    nodes = 0
+
+    def visit(s: Any) -> None:
+        nonlocal nodes
+        nodes += 1
+        seen.add(s)
+        if not game.is_terminal(s):
+            for m in game.moves(s):
+                visit(game.result(s, m))
+
+    visit(game.initial_state() if state is None else state)
+    return nodes, len(seen)
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        if math.isinf(x):
+            return "+inf" if x > 0 else "-inf"
+        return f"{x:g}"
+    return str(x)
+
+
+def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) -> list[str]:
+    """A search trace in words, one line per event.
+
+    Parameters
+    ----------
+    trace : Trace
+        ``SearchResult.trace`` of a search run with ``trace=True``.
+    game : TreeGame, optional
+        If given, nodes are named by their labels where they have one.
+    upto : int, optional
+        Only the first ``upto`` events.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> from course import alphabeta, parse_tree
+    >>> result = alphabeta(parse_tree([[3, 1], [0, 9]]), trace=True)
+    >>> print("\\n".join(narrate(result.trace)[7:]))
+    root takes in child 0: value 1, window (1, +inf)
+      enter (1,) (min), window (1, +inf)
+        leaf (1, 0) = 0
+      (1,) takes in child 0: value 0, window (1, +inf)
+      CUT at (1,): v=0 <= alpha=1; skips (1, 1)
+      (1,) returns 0, only a bound: its value is at most 0
+    root takes in child 1: value 1, window (1, +inf)
+    root returns value 1
+    """
+    events = list(trace)[:upto]
+
+    def name(path: tuple[int, ...]) -> str:
+        if game is not None and hasattr(game, "node"):
+            label = game.node(path).label
+            if label is not None:
+                return label
+        return "root" if not path else str(path)
+
+    lines = []
+    players: dict[tuple[int, ...], str] = {}
+    cut: set[tuple[int, ...]] = set()
+    for e in events:
+        depth = "  " * len(e.path)
+        window = "" if e.alpha is None else f", window ({_fmt(e.alpha)}, {_fmt(e.beta)})"
+        bounds = (f"value {_fmt(e.lower)}" if e.lower == e.upper
+                  else f"bounds [{_fmt(e.lower)}, {_fmt(e.upper)}]")
+        if e.kind == "enter":
+            players[e.path] = e.player
+            lines.append(f"{depth}enter {name(e.path)} ({e.player}){window}")
+        elif e.kind == "leaf":
+            lines.append(f"{depth}leaf {name(e.path)} = {_fmt(e.lower)}")
+        elif e.kind == "update":
+            lines.append(f"{depth}{name(e.path)} takes in child {e.child}: {bounds}{window}")
+        elif e.kind == "cutoff":
+            cut.add(e.path)
+            skipped = ", ".join(name(e.path + (i,)) for i in e.pruned)
+            lines.append(f"{depth}CUT at {name(e.path)}: {e.reason}; skips {skipped}")
+        elif e.kind == "exit":
+            if e.path in cut and e.lower == e.upper and players.get(e.path) in ("max", "min"):
+                side = "at least" if players[e.path] == "max" else "at most"
+                lines.append(f"{depth}{name(e.path)} returns {_fmt(e.lower)}, only a bound: "
+                             f"its value is {side} {_fmt(e.lower)}")
+            else:
+                lines.append(f"{depth}{name(e.path)} returns {bounds}")
+    return lines
+
+
+class Table:
+    """A small table that shows as HTML in a notebook and as text elsewhere.
+
+    Parameters
+    ----------
+    rows : iterable of sequences
+        The rows, each as long as ``headers``.
+    headers : sequence of str
+        Column titles.
+    title : str, optional
+        A caption.
+
+    Raises
+    ------
+    ParameterError
+        If a row's length differs from the number of headers.
+
+    Examples
+    --------
+    >>> print(Table([(1, 2.5), (10, None)], headers=["n", "x"]))
+     n    x
+     1  2.5
+    10    -
+    """
+
+    def __init__(self, rows: Iterable[Sequence[Any]], *, headers: Sequence[str],
+                 title: str | None = None) -> None:
+        self.headers = [str(h) for h in headers]
+        self.rows = [list(r) for r in rows]
+        for i, row in enumerate(self.rows):
+            if len(row) != len(self.headers):
+                raise ParameterError(
+                    f"row {i} has {len(row)} cells but there are {len(self.headers)} headers"
+                )
+        self.title = title
+
+    def _cells(self) -> list[list[str]]:
+        return [[_fmt(x) for x in row] for row in self.rows]
+
+    def __str__(self) -> str:
+        cells = [self.headers] + self._cells()
+        widths = [max(len(r[j]) for r in cells) for j in range(len(self.headers))]
+        lines = [("  ".join(c.rjust(w) for c, w in zip(r, widths))).rstrip() for r in cells]
+        return "\n".join(([self.title] if self.title else []) + lines)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.headers)
+        body = "".join(
+            "<tr>" + "".join(f"<td style='text-align:right'>{html.escape(c)}</td>" for c in row) + "</tr>"
+            for row in self._cells()
+        )
+        caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
+        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -336,8 +336,8 @@ class TicTacToe(Game[TicTacToeState, int]):
         >>> game = TicTacToe()
         >>> game.evaluate(TicTacToeState.from_string("X.. / ... / ..."))  # 3 lines with one X
         Fraction(1, 8)
-        >>> game.evaluate(TicTacToeState.from_string("X.. / .O. / ..."))  # 2 for X, 4 for O
-        Fraction(-1, 12)
+        >>> game.evaluate(TicTacToeState.from_string("X.. / .O. / ..."))  # 2 lines open for X, 3 for O
+        Fraction(-1, 24)
         """
         if self.is_terminal(state):
             return self.utility(state)

@@ -1,0 +1,73 @@
+"""Grading the course's exercises: instrumented games, checks against the reference searches,
+feedback a student can act on, and the instructor's nbgrader workflow.
+
+What the exercise notebooks' test cells call:
+
+* :mod:`course.grading.checks` -- ``check_minimax_value``, ``check_alphabeta``,
+  ``check_bab``, ...: run a student's search on cases and compare it with the
+  reference search (value or bounds, root move, and the exact ordered
+  sequence of expansions and leaf evaluations);
+* :mod:`course.grading.cases` -- the cases: textbook trees, seeded random
+  exercise trees (ties, chance nodes), tic-tac-toe positions, games of Pig;
+* :mod:`course.grading.instrument` -- the recording game the checks run a
+  student's search on;
+* :mod:`course.grading.failures` -- the :class:`AssertionError` subclasses a
+  failed check raises.
+
+The instructor's commands (``python -m course.grading release | collect-zip |
+autograde | feedback | grades | summary``) live in :mod:`course.grading.workflow`
+and only import nbgrader when they run.
+"""
+
+from .cases import (
+    Case,
+    EvaluatedGame,
+    exercise_cases,
+    exercise_tree,
+    pig_cases,
+    playout_estimate,
+    textbook_cases,
+    tictactoe_cases,
+)
+from .checks import (
+    CheckReport,
+    check,
+    check_alphabeta,
+    check_bab,
+    check_depth_limited,
+    check_expectimax,
+    check_minimax_decision,
+    check_minimax_value,
+    check_ordered_alphabeta,
+    check_star1,
+    explain,
+)
+from .compare import TASKS, Comparison, compare
+from .failures import (
+    CheckFailed,
+    GradingFailure,
+    InstrumentationTampered,
+    ReferenceSearchUsed,
+    SearchCrashed,
+    SearchTimeout,
+    WrongBounds,
+    WrongExpansions,
+    WrongLeaves,
+    WrongMove,
+    WrongReturnType,
+    WrongValue,
+)
+from .instrument import GameUsageError, Recording, instrument
+
+__all__ = [
+    "Case", "EvaluatedGame", "exercise_cases", "exercise_tree", "pig_cases", "playout_estimate",
+    "textbook_cases", "tictactoe_cases",
+    "CheckReport", "check", "explain", "check_minimax_value", "check_minimax_decision",
+    "check_depth_limited", "check_alphabeta", "check_expectimax", "check_star1", "check_bab",
+    "check_ordered_alphabeta",
+    "TASKS", "Comparison", "compare",
+    "GradingFailure", "WrongLeaves", "WrongExpansions", "WrongValue", "WrongBounds", "WrongMove",
+    "WrongReturnType", "SearchCrashed", "SearchTimeout", "ReferenceSearchUsed",
+    "InstrumentationTampered", "CheckFailed",
+    "GameUsageError", "Recording", "instrument",
+]

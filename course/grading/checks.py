@@ -1,0 +1,256 @@
+"""The checks the exercise notebooks' test cells call.
+
+Each ``check_*`` function runs a student's function on one or more cases
+(a game, a :class:`~course.grading.cases.Case`, or a list of them), compares
+every run with the reference search (:func:`course.grading.compare.compare`)
+and either prints one line saying how many cases matched, or raises a
+:class:`~course.grading.failures.GradingFailure` explaining the first case
+that did not.  In a notebook, a failure on a small tree also shows the tree
+twice, drawn with the student's visits and with the reference's.
+
+====================================  ===========================================
+check                                 the student's function
+====================================  ===========================================
+:func:`check_minimax_value`           ``minimax_value(game, state) -> value``
+:func:`check_minimax_decision`        ``minimax_decision(game, state) -> (value, move)``
+:func:`check_depth_limited`           ``depth_limited_decision(game, state, depth)``
+:func:`check_alphabeta`               ``alphabeta_decision(game, state) -> (value, move)``
+:func:`check_expectimax`              ``expectimax_value(game, state) -> value``
+:func:`check_star1`                   ``star1_decision(game, state) -> (value, move)``
+:func:`check_bab`                     ``bab_search(game, state, epsilon) -> (L, U, move)``
+:func:`check_ordered_alphabeta`       ``ordered_alphabeta(game, state, estimate)``
+====================================  ===========================================
+
+Examples
+--------
+>>> from course.grading.cases import textbook_cases
+>>> aima = textbook_cases("minimax")[0]
+>>> def minimax_value(game, state):
+...     if game.is_terminal(state):
+...         return game.utility(state)
+...     values = [minimax_value(game, game.result(state, m)) for m in game.moves(state)]
+...     return max(values) if game.turn(state).name == "MAX" else min(values)
+>>> report = check_minimax_value(minimax_value, aima)
+minimax value: 1 case matches the reference search (value, leaves and expansions, in order).
+>>> def lazy(game, state):
+...     return 3
+>>> check_minimax_value(lazy, aima)
+Traceback (most recent call last):
+...
+course.grading.failures.WrongLeaves: minimax value on AIMA figure 5.2: you evaluated 0 leaves ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .cases import as_cases
+from .compare import DEFAULT_TIME_LIMIT, DRAW_LIMIT, TASKS, Comparison, compare
+from .failures import CheckFailed
+
+__all__ = [
+    "CheckReport",
+    "check",
+    "explain",
+    "check_minimax_value",
+    "check_minimax_decision",
+    "check_depth_limited",
+    "check_alphabeta",
+    "check_expectimax",
+    "check_star1",
+    "check_bab",
+    "check_ordered_alphabeta",
+]
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What a passed check ran."""
+
+    task: str
+    """The task's title."""
+    cases: int
+    """How many cases matched."""
+    leaves: int
+    """Leaves the student's search evaluated, over all cases."""
+    expanded: int
+    """Nodes the student's search expanded, over all cases."""
+    seconds: float
+    """Time the student's search took, over all cases."""
+
+
+def check(task: str, fn: Callable, cases: Any, *, depth: int | None = None,
+          epsilon: Any = None, time_limit: float | None = DEFAULT_TIME_LIMIT,
+          show: bool = True) -> CheckReport:
+    """Check a student's function against the reference search on some cases.
+
+    Parameters
+    ----------
+    task : str
+        A key of :data:`course.grading.compare.TASKS`, e.g. ``"alphabeta_decision"``.
+    fn : callable
+        The student's function.
+    cases : Game, Case or iterable of them
+        What to search.  Cases are tried in order; the first mismatch fails.
+    depth, epsilon : optional
+        Defaults for cases that do not set their own depth limit or epsilon.
+    time_limit : float or None
+        Seconds allowed per case.
+    show : bool
+        In a notebook, draw a small failing tree with both searches' visits.
+
+    Returns
+    -------
+    CheckReport
+
+    Raises
+    ------
+    GradingFailure
+        A subclass naming what differed, with a message explaining the first
+        difference of the first failing case.
+    CheckFailed
+        If ``fn`` is not callable or a case lacks a needed parameter.
+    """
+    if task not in TASKS:
+        raise CheckFailed(f"unknown task {task!r}; known tasks: {', '.join(TASKS)}")
+    spec = TASKS[task]
+    name = spec.signature.split("(")[0]
+    if not callable(fn):
+        raise CheckFailed(f"{name} must be a function, but it is {type(fn).__name__} {fn!r}; "
+                          "run the cell that defines it first")
+    items = as_cases(cases, depth=depth, epsilon=epsilon)
+    for case in items:
+        if spec.takes_depth and case.depth is None:
+            raise CheckFailed(f"case {case.name!r} has no depth limit, which {name} needs")
+        if spec.takes_epsilon and case.epsilon is None:
+            raise CheckFailed(f"case {case.name!r} has no epsilon, which {name} needs")
+    leaves = expanded = 0
+    seconds = 0.0
+    for i, case in enumerate(items):
+        comp = compare(spec, fn, case, time_limit=time_limit)
+        if not comp.ok:
+            if show:
+                _show_pictures(comp)
+            prefix = ""
+            if len(items) > 1:
+                prefix = (f"[case {i + 1} of {len(items)}; the {i} before it passed] " if i
+                          else f"[case 1 of {len(items)}] ")
+            failure = comp.failure()
+            raise type(failure)(prefix + str(failure), case=failure.case)
+        leaves += sum(1 for kind, _ in comp.run.events if kind == "leaf")
+        expanded += sum(1 for kind, _ in comp.run.events if kind == "expand")
+        seconds += comp.run.seconds
+    what = "value, move" if spec.returns != "value" else "value"
+    if spec.returns == "bounds":
+        what = "bounds, move"
+    count = f"{len(items)} case{'s' if len(items) != 1 else ''}"
+    verb = "match" if len(items) != 1 else "matches"
+    print(f"{spec.title}: {count} {verb} the reference search ({what}, leaves and expansions, in order).")
+    return CheckReport(spec.title, len(items), leaves, expanded, seconds)
+
+
+def explain(task: str, fn: Callable, case: Any, *, time_limit: float | None = DEFAULT_TIME_LIMIT,
+            show: bool = True) -> Comparison:
+    """Compare a student's function with the reference on one case, without raising.
+
+    For debugging: prints the comparison's message (and, in a notebook, draws
+    a small tree with both searches' visits) and returns the
+    :class:`~course.grading.compare.Comparison`.
+
+    Parameters
+    ----------
+    task : str
+        A key of :data:`course.grading.compare.TASKS`.
+    fn : callable
+    case : Game or Case
+    time_limit : float or None
+    show : bool
+
+    Returns
+    -------
+    Comparison
+    """
+    if task not in TASKS:
+        raise CheckFailed(f"unknown task {task!r}; known tasks: {', '.join(TASKS)}")
+    (item,) = as_cases(case)[:1]
+    comp = compare(TASKS[task], fn, item, time_limit=time_limit)
+    print(comp.message())
+    if show and not comp.ok:
+        _show_pictures(comp)
+    return comp
+
+
+def _show_pictures(comp: Comparison) -> None:
+    """In a notebook, display the case's tree drawn with the student's and the reference's visits."""
+    from ..trees import TreeGame
+
+    game = comp.case.game
+    if comp.reference is None or not isinstance(game, TreeGame) or game.root.size > DRAW_LIMIT:
+        return
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+
+        shell = get_ipython()
+        if shell is None or not hasattr(shell, "kernel"):
+            return
+        from ..draw import draw_tree
+    except Exception:  # noqa: BLE001 - pictures are optional; the message has the text version
+        return
+    try:
+        mine = draw_tree(game, comp.student_result())
+        theirs = draw_tree(game, comp.reference)
+        display(Markdown("**Your search** (nodes it visited):"), mine,
+                Markdown("**Reference search**:"), theirs)
+    except Exception:  # noqa: BLE001 - a drawing problem must not hide the grading message
+        return
+
+
+def check_minimax_value(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+    """Check ``minimax_value(game, state) -> value`` against :func:`course.search.minimax`.
+
+    Options are those of :func:`check`.
+    """
+    return check("minimax_value", fn, cases, **options)
+
+
+def check_minimax_decision(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+    """Check ``minimax_decision(game, state) -> (value, move)`` against :func:`course.search.minimax`."""
+    return check("minimax_decision", fn, cases, **options)
+
+
+def check_depth_limited(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+    """Check ``depth_limited_decision(game, state, depth) -> (value, move)``.
+
+    Compared with :func:`course.search.minimax` run with the case's depth
+    limit and evaluation function.
+    """
+    return check("depth_limited_decision", fn, cases, **options)
+
+
+def check_alphabeta(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+    """Check ``alphabeta_decision(game, state) -> (value, move)`` against :func:`course.search.alphabeta`."""
+    return check("alphabeta_decision", fn, cases, **options)
+
+
+def check_expectimax(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+    """Check ``expectimax_value(game, state) -> value`` against :func:`course.search.expectimax`."""
+    return check("expectimax_value", fn, cases, **options)
+
+
+def check_star1(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+    """Check ``star1_decision(game, state) -> (value, move)`` against :func:`course.search.star1`."""
+    return check("star1_decision", fn, cases, **options)
+
+
+def check_bab(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+    """Check ``bab_search(game, state, epsilon) -> (lower, upper, move)`` against :func:`course.search.bab`."""
+    return check("bab_search", fn, cases, **options)
+
+
+def check_ordered_alphabeta(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+    """Check ``ordered_alphabeta(game, state, estimate)`` against ``alphabeta(order="heuristic")``."""
+    return check("ordered_alphabeta", fn, cases, **options)
+

@@ -1,0 +1,792 @@
+"""Run a student's search on an instrumented game and compare it with the reference search.
+
+The comparison is strict, because the exercises state exact rules: the same
+value (or bounds), the same root move, and the same *ordered* sequence of
+expansions and leaf evaluations as the reference search of
+:mod:`course.search`.  When something differs, :class:`Comparison` explains
+the first difference in terms of the tree: which node, what the reference's
+window or bounds were there, and which rule decided.
+
+The student's function runs under guards (see :func:`run_student`): a time
+limit, a cap on the recursion limit, captured output, and a trace hook that
+notices any reference-search frame, so that calling :func:`course.search.alphabeta`
+(even on a separate copy of the tree) is detected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import re
+import signal
+import sys
+import threading
+import time
+import traceback
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from numbers import Real
+from typing import Any
+
+from ..errors import format_path
+from ..game import Player
+from ..search import alphabeta, bab, expectimax, minimax, star1
+from ..search.result import SearchResult
+from ..trees import TreeGame
+from .cases import Case
+from .failures import (
+    GradingFailure,
+    InstrumentationTampered,
+    ReferenceSearchUsed,
+    SearchCrashed,
+    SearchTimeout,
+    TimeLimitExceeded,
+    WrongBounds,
+    WrongExpansions,
+    WrongLeaves,
+    WrongMove,
+    WrongReturnType,
+    WrongValue,
+)
+from .instrument import EXPAND, LEAF, instrument, is_reference_code, replay_path
+
+__all__ = ["Task", "TASKS", "StudentRun", "Comparison", "run_student", "compare", "DEFAULT_TIME_LIMIT"]
+
+#: Seconds a student's search may take on one case before it is stopped.
+DEFAULT_TIME_LIMIT = 10.0
+#: The recursion limit while a student's search runs (never raised, only capped).
+RECURSION_CAP = 5000
+#: Characters of a search's printed output kept for feedback.
+OUTPUT_LIMIT = 2000
+#: Trees with at most this many nodes are drawn (as a table, and as pictures in a notebook).
+DRAW_LIMIT = 60
+
+_REFERENCES = {
+    "minimax": minimax,
+    "expectimax": expectimax,
+    "alphabeta": alphabeta,
+    "star1": star1,
+    "bab": bab,
+}
+_REFERENCE_CODE = {name: f.__code__ for name, f in _REFERENCES.items()}
+
+
+@dataclass(frozen=True)
+class Task:
+    """What an exercise's function does, and how it is called and checked."""
+
+    title: str
+    """How messages name the search, e.g. ``"alpha-beta search"``."""
+    reference: str
+    """Key of the reference search: minimax, expectimax, alphabeta, star1 or bab."""
+    returns: str
+    """``"value"`` (a number), ``"decision"`` ((value, move)) or ``"bounds"`` ((lower, upper, move))."""
+    signature: str
+    """The call, as the notebook states it, e.g. ``"alphabeta_decision(game, state)"``."""
+    order: str = "given"
+    """Move ordering of the reference search."""
+    takes_depth: bool = False
+    """The function takes the depth limit as its third argument."""
+    takes_epsilon: bool = False
+    """The function takes epsilon as its third argument."""
+    takes_estimate: bool = False
+    """The function takes an (uncounted) ``estimate(state)`` as its third argument."""
+    rule: str = ""
+    """The pruning rule in words, quoted when a cut-off differs."""
+
+
+_AB_RULE = ("alpha-beta cuts at a MAX node when v >= beta and at a MIN node when v <= alpha "
+            "(on equality too), testing before it updates alpha or beta")
+_BAB_RULE = ("the node prunes when beta <= alpha + epsilon after taking in a child that is not its "
+             "last, with alpha = max(L, alpha) and beta = min(U, beta) updated first")
+
+TASKS: dict[str, Task] = {
+    "minimax_value": Task("minimax value", "minimax", "value", "minimax_value(game, state)"),
+    "minimax_decision": Task("minimax decision", "minimax", "decision",
+                             "minimax_decision(game, state)"),
+    "depth_limited_decision": Task("depth-limited minimax", "minimax", "decision",
+                                   "depth_limited_decision(game, state, depth)", takes_depth=True),
+    "alphabeta_decision": Task("alpha-beta search", "alphabeta", "decision",
+                               "alphabeta_decision(game, state)", rule=_AB_RULE),
+    "expectimax_value": Task("expectimax value", "expectimax", "value", "expectimax_value(game, state)"),
+    "star1_decision": Task("Star1 search", "star1", "decision", "star1_decision(game, state)",
+                           rule=_BAB_RULE.replace("epsilon", "0").replace("alpha + 0", "alpha")),
+    "bab_search": Task("Bounded Alpha-Beta", "bab", "bounds", "bab_search(game, state, epsilon)",
+                       takes_epsilon=True, rule=_BAB_RULE),
+    "ordered_alphabeta": Task("alpha-beta with move ordering", "alphabeta", "decision",
+                              "ordered_alphabeta(game, state, estimate)", order="heuristic",
+                              takes_estimate=True, rule=_AB_RULE),
+}
+"""The exercises' functions, by name."""
+
+
+# ---------------------------------------------------------------------------
+# running the student's function
+# ---------------------------------------------------------------------------
+@dataclass
+class StudentRun:
+    """What happened when a student's function ran on one case."""
+
+    returned: Any = None
+    """The function's return value (None if it raised)."""
+    error: BaseException | None = None
+    """The exception it raised, if any."""
+    timed_out: bool = False
+    """True if it was stopped by the time limit."""
+    error_trace: str = ""
+    """The traceback of ``error``, reduced to the student's frames."""
+    output: str = ""
+    """What it printed (truncated to :data:`OUTPUT_LIMIT` characters)."""
+    events: tuple = ()
+    """The recorded ``(kind, path)`` events."""
+    reference_calls: tuple[str, ...] = ()
+    """Reference-search functions that ran during the call."""
+    tampered: str | None = None
+    """Why the instrumentation is no longer trusted, or None."""
+    seconds: float = 0.0
+    """Wall-clock time of the call."""
+
+
+class _BoundedText(io.TextIOBase):
+    """A text sink that keeps the first ``limit`` characters and counts the rest."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.kept = 0
+        self.total = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        text = str(text)
+        self.total += len(text)
+        room = self.limit - self.kept
+        if room > 0:
+            piece = text[:room]
+            self.parts.append(piece)
+            self.kept += len(piece)
+        return len(text)
+
+    def value(self) -> str:
+        text = "".join(self.parts)
+        if self.total > self.kept:
+            text += f"\n... ({self.total - self.kept} more characters not shown)"
+        return text
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None):
+    """Raise :class:`TimeLimitExceeded` in the running code after ``seconds`` (Unix, main thread)."""
+    usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise TimeLimitExceeded(f"more than {seconds:g} seconds")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _student_traceback(exc: BaseException) -> str:
+    """The traceback lines of ``exc`` that are not inside the course library."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    keep = [f for f in frames if "/course/grading/" not in f.filename.replace("\\", "/")]
+    lines = traceback.format_list(keep[-6:])
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip()
+
+
+def run_student(task: Task, fn: Callable, case: Case, *,
+                time_limit: float | None = DEFAULT_TIME_LIMIT) -> StudentRun:
+    """Call the student's ``fn`` on an instrumented copy of ``case``'s game.
+
+    Parameters
+    ----------
+    task : Task
+        How ``fn`` is called (which extra argument it takes).
+    fn : callable
+        The student's function.
+    case : Case
+    time_limit : float or None
+        Seconds before the call is stopped (Unix main thread only).
+
+    Returns
+    -------
+    StudentRun
+        Never raises for anything ``fn`` does, except ``KeyboardInterrupt``.
+    """
+    game, recording = instrument(case.game, state=case.state, evaluate=case.evaluate)
+    args: list[Any] = [game, game.initial_state()]
+    if task.takes_depth:
+        args.append(case.depth)
+    if task.takes_epsilon:
+        args.append(case.epsilon)
+    if task.takes_estimate:
+        args.append(recording.estimator())
+    run = StudentRun()
+    seen: list[str] = []
+
+    def watch(frame, event, arg):
+        if event == "call" and is_reference_code(frame.f_code.co_filename):
+            code = frame.f_code
+            seen.append(getattr(code, "co_qualname", code.co_name))
+        return None
+
+    sink = _BoundedText(OUTPUT_LIMIT)
+    old_limit = sys.getrecursionlimit()
+    old_trace = sys.gettrace()
+    watching = [True]
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(sink), \
+                contextlib.redirect_stderr(sink):
+            warnings.simplefilter("ignore")
+            sys.setrecursionlimit(min(old_limit, RECURSION_CAP))
+            sys.settrace(watch)
+            try:
+                with _time_limit(time_limit):
+                    run.returned = fn(*args)
+            finally:
+                watching[0] = sys.gettrace() is watch
+                sys.settrace(old_trace)
+                sys.setrecursionlimit(old_limit)
+    except KeyboardInterrupt:
+        raise
+    except TimeLimitExceeded as exc:
+        run.error, run.timed_out = exc, True
+        run.error_trace = _student_traceback(exc)
+    except BaseException as exc:  # noqa: BLE001 - anything the student's code raises is reported
+        run.error = exc
+        run.error_trace = _student_traceback(exc)
+    run.seconds = time.perf_counter() - start
+    run.output = sink.value()
+    run.events = recording.events()
+    run.reference_calls = tuple(dict.fromkeys(seen + list(recording.reference_calls)))
+    try:
+        recording.verify()
+    except InstrumentationTampered as exc:
+        run.tampered = str(exc)
+    if not watching[0] and run.tampered is None and run.error is None:
+        run.tampered = ("the trace hook that watches the search was removed during your search "
+                        "(sys.settrace was called); do not change sys.settrace while being graded")
+    return run
+
+
+# ---------------------------------------------------------------------------
+# the reference search
+# ---------------------------------------------------------------------------
+def reference_result(task: Task, case: Case) -> SearchResult:
+    """Run the reference search for ``task`` on ``case`` (with a trace).
+
+    Raises
+    ------
+    InstrumentationTampered
+        If the reference search functions were replaced in this process.
+    """
+    search = _REFERENCES[task.reference]
+    if search.__code__ is not _REFERENCE_CODE[task.reference]:
+        raise InstrumentationTampered(
+            f"the reference search {task.reference} was modified in this notebook; restart the "
+            "kernel and do not change the course library's functions"
+        )
+    options: dict[str, Any] = {"order": task.order, "trace": True}
+    if case.depth is not None:
+        options["depth"] = case.depth
+        if case.evaluate is not None:
+            options["evaluate"] = case.evaluate
+    if task.reference == "bab":
+        options["epsilon"] = case.epsilon if case.epsilon is not None else 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return search(case.game, case.state, **options)
+
+
+# ---------------------------------------------------------------------------
+# comparing
+# ---------------------------------------------------------------------------
+def fmt(x: Any) -> str:
+    """A number as messages show it: ``3``, ``3/8``, ``-inf``, ``0.375``.
+
+    >>> fmt(Fraction(3, 8)), fmt(Fraction(4, 2)), fmt(float("inf")), fmt(2.0), fmt(None)
+    ('3/8', '2', 'inf', '2', 'None')
+    """
+    if isinstance(x, Fraction):
+        return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    if isinstance(x, float):
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        if x.is_integer():
+            return str(int(x))
+        return repr(x)
+    return repr(x) if not isinstance(x, (int, str)) else str(x)
+
+
+def same_number(a: Any, b: Any) -> bool:
+    """Equal numbers: exactly for ints and fractions, within 1e-9 (relative) once a float is involved.
+
+    >>> same_number(Fraction(1, 2), 0.5), same_number(0.1 + 0.2, 0.3), same_number(1, 2)
+    (True, True, False)
+    """
+    if isinstance(a, bool) or not isinstance(a, Real) or not isinstance(b, Real):
+        return False
+    if isinstance(a, float) or isinstance(b, float):
+        a, b = float(a), float(b)
+        if math.isinf(a) or math.isinf(b) or math.isnan(a):
+            return a == b
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, Real) and not isinstance(x, bool)
+
+
+@dataclass
+class Comparison:
+    """The verdict on one case: empty ``problems`` means the student's search matches."""
+
+    task: Task
+    case: Case
+    run: StudentRun
+    reference: SearchResult | None
+    problems: list[tuple[type, str]] = field(default_factory=list)
+    """``(failure class, explanation)`` pairs, most important first."""
+    table: str = ""
+    """For small trees, every node with the student's and the reference's visits."""
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing differs."""
+        return not self.problems
+
+    @property
+    def failure_class(self) -> type:
+        """The :class:`GradingFailure` subclass of the first problem."""
+        return self.problems[0][0] if self.problems else GradingFailure
+
+    def message(self) -> str:
+        """The full feedback text."""
+        if self.ok:
+            return f"{self.task.title} on {self.case.describe()}: matches the reference search."
+        head = f"{self.task.title} on {self.case.describe()}"
+        if len(self.problems) == 1:
+            lines = [f"{head}: {self.problems[0][1]}"]
+        else:
+            lines = [f"{head}: {len(self.problems)} problems."]
+            lines += [f"({i}) {text}" for i, (_, text) in enumerate(self.problems, 1)]
+        if self.case.recipe:
+            lines.append(f"To rebuild this case: {self.case.recipe}")
+        if self.case.state is not None and not isinstance(self.case.game, TreeGame):
+            lines.append(f"Searched from the state {self.case.state!r}.")
+        if self.table:
+            lines.append(self.table)
+        if self.run.output.strip():
+            lines.append("What your function printed:\n" + self.run.output.rstrip())
+        return "\n".join(lines)
+
+    def failure(self) -> GradingFailure:
+        """The exception to raise for this comparison."""
+        return self.failure_class(self.message(), case=self.case.describe())
+
+    def student_result(self) -> SearchResult:
+        """The student's run as a :class:`SearchResult` (for drawing)."""
+        events = self.run.events
+        leaves = tuple(p for k, p in events if k == LEAF)
+        lower = upper = None
+        returned = self.run.returned
+        move = None
+        if self.task.returns == "value" and _is_number(returned):
+            lower = upper = returned
+        elif isinstance(returned, (tuple, list)) and returned:
+            if self.task.returns == "bounds" and len(returned) == 3:
+                lower, upper = returned[0], returned[1]
+            else:
+                lower = upper = returned[0]
+        return SearchResult(algorithm="yours", lower=lower, upper=upper, move=move,
+                            expanded=sum(1 for k, _ in events if k == EXPAND),
+                            evaluated=len(leaves), leaves=leaves)
+
+
+class _RefIndex:
+    """Look-ups into the reference trace: who cut where, and each node's window."""
+
+    def __init__(self, result: SearchResult) -> None:
+        self.cutoffs: dict[tuple, list] = {}
+        self.updates: dict[tuple, list] = {}
+        self.player: dict[tuple, str] = {}
+        self.events: list[tuple[str, tuple]] = []
+        self.position: dict[tuple[str, tuple], int] = {}
+        for event in result.trace:
+            if event.kind == "enter":
+                self.player.setdefault(event.path, event.player)
+                self._add_event((EXPAND, event.path))
+            elif event.kind == "leaf":
+                self._add_event((LEAF, event.path))
+            elif event.kind == "cutoff":
+                self.cutoffs.setdefault(event.path, []).append(event)
+            elif event.kind == "update":
+                self.updates.setdefault(event.path, []).append((len(self.events), event))
+
+    def _add_event(self, item: tuple[str, tuple]) -> None:
+        self.position.setdefault(item, len(self.events))
+        self.events.append(item)
+
+    def why_never(self, path: tuple) -> str | None:
+        """Why the reference never reaches ``path``: the cut-off above it, in words."""
+        for depth in range(len(path) - 1, -1, -1):
+            node = path[:depth]
+            for cut in self.cutoffs.get(node, []):
+                if path[depth] in cut.pruned:
+                    skipped = ", ".join(str(i) for i in cut.pruned)
+                    who = self.player.get(node, "")
+                    return (f"at node {format_path(node)} ({who.upper()}) the reference stops before "
+                            f"child{'ren' if len(cut.pruned) > 1 else ''} {skipped}, because "
+                            f"{_pretty_reason(cut.reason)}")
+        return None
+
+    def why_next(self, path: tuple, before: int) -> str | None:
+        """Why the reference goes on to ``path``: its window at the parent after the previous child."""
+        if not path:
+            return None
+        parent = path[:-1]
+        last = None
+        for position, event in self.updates.get(parent, []):
+            if position <= before:
+                last = event
+        if last is None:
+            return None
+        who = self.player.get(parent, "")
+        if last.lower == last.upper:
+            state = f"v = {fmt(last.lower)}"
+        else:
+            state = f"L = {fmt(last.lower)}, U = {fmt(last.upper)}"
+        window = ""
+        if last.alpha is not None:
+            window = f", alpha = {fmt(last.alpha)}, beta = {fmt(last.beta)}"
+        return (f"at node {format_path(parent)} ({who.upper()}), after child {last.child}, the "
+                f"reference has {state}{window}: no cut-off, so it goes on to child {path[-1]}")
+
+
+def _pretty_reason(reason: str) -> str:
+    """``"v=3 >= beta=3"`` -> ``"v = 3 >= beta = 3"``."""
+    return re.sub(r"\b(v|alpha|beta|epsilon|L|U)=", r"\1 = ", reason)
+
+
+def _describe_event(kind: str, path: tuple, value: Any = None) -> str:
+    if kind == LEAF:
+        return f"evaluated leaf {format_path(path)}" + (f" (= {fmt(value)})" if value is not None else "")
+    return f"expanded node {format_path(path)}"
+
+
+def compare(task: Task, fn: Callable, case: Case, *,
+            time_limit: float | None = DEFAULT_TIME_LIMIT) -> Comparison:
+    """Run ``fn`` on ``case`` and compare it with the reference search.
+
+    Parameters
+    ----------
+    task : Task
+    fn : callable
+        The student's function, called as ``task.signature`` says.
+    case : Case
+    time_limit : float or None
+        Seconds allowed for the student's call.
+
+    Returns
+    -------
+    Comparison
+        ``ok`` when value, move, leaves (in order) and expansions (in order)
+        all match; otherwise the problems, explained.
+    """
+    run = run_student(task, fn, case, time_limit=time_limit)
+    comp = Comparison(task, case, run, None)
+    steps = len(run.events)
+    if run.timed_out:
+        comp.problems.append((SearchTimeout, (
+            f"your function did not finish within {fmt(time_limit)} seconds (it had made "
+            f"{steps} expansions and leaf evaluations). Look for a loop that never ends, or a "
+            "search that generates the same nodes again and again.\n" + run.error_trace)))
+        return comp
+    if run.error is not None:
+        exc = run.error
+        hint = ""
+        if isinstance(exc, NotImplementedError):
+            hint = " Replace `raise NotImplementedError()` with your code."
+        elif isinstance(exc, RecursionError):
+            hint = (" Your recursion does not stop: return game.utility(state) when "
+                    "game.is_terminal(state) (and evaluate at the depth limit).")
+        last = f"; the last thing it did was: {_describe_event(*run.events[-1])}" if run.events else ""
+        comp.problems.append((SearchCrashed, (
+            f"your function raised {type(exc).__name__}: {exc}{last}.{hint}\n{run.error_trace}")))
+        return comp
+    if run.reference_calls:
+        comp.problems.append((ReferenceSearchUsed, (
+            "your function ran the course's reference search ("
+            + ", ".join(run.reference_calls[:3])
+            + ") instead of searching itself. Write the search with the game's methods only.")))
+        return comp
+    if run.tampered:
+        comp.problems.append((InstrumentationTampered, run.tampered))
+        return comp
+
+    ref = reference_result(task, case)
+    comp.reference = ref
+    shape = _check_shape(task, run.returned)
+    if shape is not None:
+        comp.problems.append((WrongReturnType, shape))
+        return comp
+
+    _compare_numbers(comp, ref)
+    _compare_events(comp, ref)
+    _compare_move(comp, ref)
+    order = {WrongValue: 0, WrongBounds: 0, WrongLeaves: 1, WrongExpansions: 2, WrongMove: 3}
+    comp.problems.sort(key=lambda item: order.get(item[0], 9))
+    if comp.problems and isinstance(case.game, TreeGame) and case.game.root.size <= DRAW_LIMIT:
+        comp.table = visit_table(case, run.events, ref)
+    return comp
+
+
+def _check_shape(task: Task, returned: Any) -> str | None:
+    want = {"value": "a number", "decision": "a pair (value, move)",
+            "bounds": "a triple (lower, upper, move)"}[task.returns]
+    got = f"{type(returned).__name__} {returned!r}"
+    if task.returns == "value":
+        if not _is_number(returned):
+            extra = (" (return only the value here)" if isinstance(returned, (tuple, list)) else
+                     " (did you forget a `return`?)" if returned is None else "")
+            return f"{task.signature} must return {want}, but it returned {got}{extra}."
+        return None
+    size = 2 if task.returns == "decision" else 3
+    if not isinstance(returned, (tuple, list)) or len(returned) != size:
+        extra = " (did you forget a `return`?)" if returned is None else ""
+        return f"{task.signature} must return {want}, but it returned {got}{extra}."
+    numbers = returned[:size - 1]
+    for name, x in zip(("value",) if size == 2 else ("lower", "upper"), numbers):
+        if not _is_number(x):
+            return f"{task.signature} must return {want}; its {name} is {type(x).__name__} {x!r}."
+    return None
+
+
+def _compare_numbers(comp: Comparison, ref: SearchResult) -> None:
+    task, returned = comp.task, comp.run.returned
+    if task.returns == "bounds":
+        lower, upper = returned[0], returned[1]
+        if not (same_number(lower, ref.lower) and same_number(upper, ref.upper)):
+            comp.problems.append((WrongBounds, (
+                f"you returned the bounds [{fmt(lower)}, {fmt(upper)}], the reference "
+                f"[{fmt(ref.lower)}, {fmt(ref.upper)}] (its root L and U).")))
+        return
+    value = returned if task.returns == "value" else returned[0]
+    if not same_number(value, ref.value):
+        comp.problems.append((WrongValue, f"you returned the value {fmt(value)}, the reference {fmt(ref.value)}."))
+
+
+def _compare_move(comp: Comparison, ref: SearchResult) -> None:
+    task, case, returned = comp.task, comp.case, comp.run.returned
+    if task.returns == "value":
+        return
+    move = returned[-1]
+    game = case.game
+    root = game.initial_state() if case.state is None else case.state
+    if game.is_terminal(root) or game.turn(root) is Player.CHANCE:
+        if move is not None:
+            comp.problems.append((WrongMove, f"the root is not a decision node, so the move must be None; you returned {move!r}."))
+        return
+    moves = list(game.moves(root))
+    expected = moves[ref.move]
+    index = next((i for i, m in enumerate(moves) if _same_move(m, move)), None)
+    if index is None:
+        comp.problems.append((WrongMove, (
+            f"you returned the move {move!r}, which is not one of the root's moves {moves!r}; "
+            "return a move from game.moves(state).")))
+        return
+    if index != ref.move:
+        player = game.turn(root)
+        rule = {
+            "bounds": ("at a MAX root the child with the highest L (lower bound), at a MIN root the "
+                       "one with the lowest U, the first in order on ties"),
+        }.get(task.returns, ("the first move (in the order of game.moves) whose child value equals "
+                             "the root value"))
+        children = ", ".join(
+            f"child {i}: " + (fmt(lo) if lo == hi else f"[{fmt(lo)}, {fmt(hi)}]")
+            for i, lo, hi in ref.children)
+        comp.problems.append((WrongMove, (
+            f"you chose the move {move!r} (child {index}), the reference {expected!r} (child "
+            f"{ref.move}); the rule is {rule}. The reference's root children "
+            f"({player.name} to move): {children}.")))
+
+
+def _same_move(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - a strange move object simply does not match
+        return False
+
+
+def _leaf_value(case: Case, path: tuple, cache: dict) -> Any:
+    if path in cache:
+        return cache[path]
+    try:
+        state = replay_path(case.game, path, case.state)
+        game = case.game
+        if game.is_terminal(state):
+            value = game.utility(state)
+        elif case.evaluate is not None:
+            value = case.evaluate(state)
+        else:
+            value = game.evaluate(state)
+    except Exception:  # noqa: BLE001 - a value is only decoration in a message
+        value = None
+    cache[path] = value
+    return value
+
+
+def _compare_events(comp: Comparison, ref: SearchResult) -> None:
+    mine = list(comp.run.events)
+    index = _RefIndex(ref)
+    theirs = index.events
+    if mine == theirs:
+        return
+    case, cache = comp.case, {}
+    my_leaves = [p for k, p in mine if k == LEAF]
+    my_expanded = [p for k, p in mine if k == EXPAND]
+    cls = WrongLeaves if my_leaves != list(ref.leaves) else WrongExpansions
+    k = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+    lines = [
+        f"you evaluated {len(my_leaves)} leaves and expanded {len(my_expanded)} nodes; the reference "
+        f"evaluates {len(ref.leaves)} leaves and expands {ref.expanded} nodes.",
+        f"The first difference is at step {k + 1} (counting expansions and leaf evaluations together):",
+    ]
+    if k < len(mine):
+        kind, path = mine[k]
+        lines.append("  you " + _describe_event(kind, path, _leaf_value(case, path, cache) if kind == LEAF else None) + ",")
+    else:
+        lines.append(f"  you stopped after {len(mine)} steps,")
+    if k < len(theirs):
+        kind, path = theirs[k]
+        lines.append("  the reference " + _describe_event(kind, path, _leaf_value(case, path, cache) if kind == LEAF else None) + ".")
+    else:
+        lines.append(f"  the reference stops after {len(theirs)} steps.")
+    # explain the difference
+    if not mine:
+        lines.append("Your function did not search at all: it never asked the game for moves "
+                     "(game.moves, game.result) or values (game.utility).")
+    if k < len(mine):
+        kind, path = mine[k]
+        earlier = [i for i in range(k) if mine[i] == (kind, path)]
+        if earlier:
+            lines.append(
+                f"You {'evaluated' if kind == LEAF else 'expanded'} {format_path(path)} a second time "
+                f"(the first time was step {earlier[0] + 1}): generate each child once with "
+                "game.result and search it once, keeping the value it returns.")
+        elif (kind, path) not in index.position:
+            why = index.why_never(path)
+            if kind == EXPAND and (LEAF, path) in index.position:
+                why = (f"the reference evaluates {format_path(path)} as a leaf (it is at the depth limit "
+                       "or terminal) instead of expanding it")
+            if why:
+                lines.append(f"The reference never gets there: {why}.")
+        elif k < len(theirs):
+            lines.append("You visit the nodes in a different order from the reference: search the "
+                         "children in the order game.moves(state) (or chance_outcomes) lists them.")
+    if k < len(theirs) and (k >= len(mine) or mine[k] not in theirs[k:]):
+        kind, path = theirs[k]
+        if (k >= len(mine) or (kind, path) not in mine[k:]):
+            why = index.why_next(path, index.position.get((kind, path), k))
+            if why:
+                lines.append(f"You never {'evaluate' if kind == LEAF else 'expand'} "
+                             f"{format_path(path)}, but {why}.")
+    if comp.task.rule:
+        lines.append(f"Rule: {comp.task.rule}.")
+    lines.append("Leaves, reference: " + _leaf_list(list(ref.leaves), case, cache))
+    lines.append("Leaves, yours:     " + _leaf_list(my_leaves, case, cache))
+    comp.problems.append((cls, "\n".join(lines)))
+
+
+def _leaf_list(paths: list, case: Case, cache: dict, limit: int = 24) -> str:
+    items = []
+    for path in paths[:limit]:
+        value = _leaf_value(case, path, cache)
+        items.append(format_path(path) + (f"={fmt(value)}" if value is not None else ""))
+    more = f" ... ({len(paths) - limit} more)" if len(paths) > limit else ""
+    return (" ".join(items) if items else "(none)") + more
+
+
+def visit_table(case: Case, events: tuple | list, ref: SearchResult) -> str:
+    """A text drawing of a small tree with the student's and the reference's visits.
+
+    Each node gets a line: its path and kind (or leaf value), then ``E3``
+    when it was the 3rd node expanded, ``L5`` when it was the 5th leaf
+    evaluated, ``.`` when not visited (several marks for repeated visits).
+
+    Parameters
+    ----------
+    case : Case
+        Its game must be a :class:`~course.trees.TreeGame`.
+    events : sequence of (kind, path)
+        The student's record.
+    ref : SearchResult
+        The reference search's result, with its trace.
+
+    Returns
+    -------
+    str
+    """
+    game = case.game
+    root = game.root if case.state is None else case.state
+
+    def marks(evs):
+        out: dict[tuple, list[str]] = {}
+        counters = {EXPAND: 0, LEAF: 0}
+        for kind, path in evs:
+            counters[kind] += 1
+            out.setdefault(path, []).append(("E" if kind == EXPAND else "L") + str(counters[kind]))
+        return out
+
+    ref_events = [(EXPAND if e.kind == "enter" else LEAF, e.path)
+                  for e in ref.trace if e.kind in ("enter", "leaf")]
+    yours, theirs = marks(events), marks(ref_events)
+    rows = [("node", "", "you", "reference")]
+    base = len(root.path)
+
+    def walk(node, prefix, last, top, probability=None):
+        rel = node.path[base:]
+        connector = "" if top else ("└─ " if last else "├─ ")
+        label = f"{rel[-1]}" if rel else "root"
+        if probability is not None:
+            label += f" (p={fmt(probability)})"
+        if node.is_leaf:
+            what = fmt(node.value)
+        elif node.kind == "chance":
+            what = "CHANCE"
+        else:
+            what = node.kind.upper()
+        if node.label:
+            what += f" '{node.label}'"
+        rows.append((prefix + connector + label, what, ",".join(yours.get(rel, ["."])),
+                     ",".join(theirs.get(rel, ["."]))))
+        child_prefix = prefix + ("" if top else ("   " if last else "│  "))
+        for i, child in enumerate(node.children):
+            p = node.probabilities[i] if node.kind == "chance" else None
+            walk(child, child_prefix, i == len(node.children) - 1, False, p)
+
+    walk(root, "", True, True)
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["Your visits and the reference's (E = expanded, L = leaf evaluated, in order; . = not visited):"]
+    for r in rows:
+        lines.append(f"  {r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}")
+    return "\n".join(lines)

@@ -1,0 +1,83 @@
+"""What every explorer shares: a picture pane, a text pane, and safe redrawing."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..draw import RenderError, TreePicture
+from ..errors import CourseError
+
+__all__ = ["Explorer", "picture_html", "fmt"]
+
+
+def picture_html(picture: TreePicture, *, max_height: str = "640px") -> str:
+    """The picture's SVG at its natural size, in a box that scrolls when it is too big."""
+    return (f'<div class="course-tree" style="overflow:auto; max-width:100%; '
+            f'max-height:{max_height}; border:1px solid #e0e0e0">{picture.inline_svg()}</div>')
+
+
+def fmt(x: Any) -> str:
+    """A number for the text panes (the pictures' format)."""
+    from ..draw.style import fmt_number
+
+    return fmt_number(x)
+
+
+class Explorer(widgets.VBox):
+    """A VBox with a picture pane and a text pane, redrawn in place on every change.
+
+    Subclasses build their controls, call :meth:`watch` on them and implement
+    :meth:`compute`, which returns ``(picture, info_html)``.  The panes are
+    replaced, never appended to, so the output does not grow or flicker.
+
+    Attributes
+    ----------
+    picture : ipywidgets.HTML
+        The drawn tree (inline SVG).
+    info : ipywidgets.HTML
+        Numbers and explanations.
+    error : str
+        The last problem met while redrawing ("" if none); shown in ``info``.
+    redraws : int
+        How many times the panes were redrawn (handy in tests).
+    """
+
+    def __init__(self, controls: list[widgets.Widget], **kwargs: Any) -> None:
+        self.picture = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.info = widgets.HTML()
+        self.error = ""
+        self.redraws = 0
+        self._busy = False
+        super().__init__(children=[*controls, self.info, self.picture], **kwargs)
+
+    def watch(self, *controls: widgets.Widget, handler: Callable[[dict], None] | None = None) -> None:
+        """Redraw (or call ``handler``) whenever one of ``controls`` changes value."""
+        for control in controls:
+            control.observe(handler or (lambda change: self.refresh()), names="value")
+
+    def compute(self) -> tuple[TreePicture | None, str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def refresh(self) -> None:
+        """Recompute and replace both panes (errors are shown, not raised)."""
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            try:
+                picture, info = self.compute()
+                self.error = ""
+            except (CourseError, RenderError) as exc:
+                picture, info = None, ""
+                self.error = str(exc)
+            if self.error:
+                info = f'<p style="color:#b00020"><b>Cannot show this:</b> {html.escape(self.error)}</p>'
+            self.info.value = info
+            self.picture.value = picture_html(picture) if picture is not None else ""
+            self.redraws += 1
+        finally:
+            self._busy = False
