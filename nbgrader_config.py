@@ -1,5 +1,47 @@
-"""nbgrader configuration (completed by the exercises issue)."""
-c = get_config()  # noqa: F821
-c.CourseDirectory.root = "."
+"""nbgrader configuration of the course (the instructor's side).
+
+The course directory is the folder of this file.  nbgrader reads it when run
+from here (``nbgrader ...``, the formgrader in JupyterLab), and the course's own
+commands (``python -m course.grading ...``, the ``make`` targets) load it too.
+
+solutions/   nbgrader's *source*: the notebooks with solutions and hidden tests
+exercises/   nbgrader's *release*: generated from solutions/ by ``make release``
+submitted/, autograded/, feedback/, gradebook.db   nbgrader's working folders (not committed)
+"""
+
+import os
+
+c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+
+_HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
+
+c.CourseDirectory.course_id = "game-tree-search"
+c.CourseDirectory.root = _HERE
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "exercises"
+c.CourseDirectory.submitted_directory = "submitted"
+c.CourseDirectory.autograded_directory = "autograded"
+c.CourseDirectory.feedback_directory = "feedback"
+
+# One machine, no JupyterHub: the exchange is a folder beside the course.
+c.Exchange.root = os.path.join(_HERE, "nbgrader_exchange")
+
+# Executing notebooks (autograde, validate): a generous but finite time per cell.
+# The graded searches finish in seconds; a cell still running after two minutes is stuck.
+c.Execute.timeout = 120
+c.Execute.startup_timeout = 120
+
+# Autograding: put back grade cells a student deleted, keep outputs small, and use the
+# course's execute step, which restarts the kernel after a cell that hangs or kills it.
+c.OverwriteCells.add_missing_cells = True
+c.LimitOutput.max_lines = 300
+c.LimitOutput.max_traceback = 100
+c.Autograde.autograde_preprocessors = [
+    "course.grading.executor.RobustExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]

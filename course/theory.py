@@ -399,6 +399,10 @@ def decision_error_bound(*, d: int, e: float = 0, e0: float = 0, optimal_kept: b
     (4, 5)
     >>> decision_error_bound(d=3, e=1, e0=1)
     7
+    >>> decision_error_bound(d=0, e=1)
+    Traceback (most recent call last):
+    ...
+    course.errors.ParameterError: d must be an integer >= 1, got 0
 
     References
     ----------
@@ -433,6 +437,10 @@ def nodes_generated(b: int, d: int, s: int = 0) -> int:
     --------
     >>> nodes_generated(5, 1), nodes_generated(5, 9, 3)
     (6, 1023)
+    >>> nodes_generated(5, 2, 5)
+    Traceback (most recent call last):
+    ...
+    course.errors.ParameterError: the skip number s=5 must be smaller than b=5
     """
     b, d, s = _count("b", b, minimum=1), _count("d", d), _count("s", s)
     if s >= b:
@@ -472,6 +480,10 @@ def chance_bounds(explored: Iterable[tuple[Any, Any, Any]], vmin: Any, vmax: Any
     >>> from fractions import Fraction as F
     >>> chance_bounds([(F(1, 2), -1, 0)], -1, 1)
     (Fraction(-1, 1), Fraction(1, 2))
+    >>> chance_bounds([(0.7, 0, 1), (0.7, 0, 1)], 0, 1)
+    Traceback (most recent call last):
+    ...
+    course.errors.ParameterError: the explored probabilities sum to 1.4 > 1
 
     References
     ----------
@@ -570,6 +582,10 @@ def strategy_value(game: Game, *, plan: str, opponent: str) -> Any:
     >>> g = parse_tree([[3, 12, 8], [2, 4, 6], [14, 5, 2]])
     >>> strategy_value(g, plan="minimax", opponent="adversarial")
     3
+    >>> strategy_value(g, plan="optimistic", opponent="random")
+    Traceback (most recent call last):
+    ...
+    course.errors.ParameterError: plan must be one of ('minimax', 'expectimax'), got 'optimistic'
     >>> from fractions import Fraction as F
     >>> F(strategy_value(g, plan="expectimax", opponent="random")).limit_denominator()
     Fraction(23, 3)
@@ -988,6 +1004,10 @@ class Table:
      n    x
      1  2.5
     10    -
+    >>> Table([(1, 2)], headers=["only one"])
+    Traceback (most recent call last):
+    ...
+    course.errors.ParameterError: row 0 has 2 cells but there are 1 headers
     """
 
     def __init__(self, rows: Iterable[Sequence[Any]], *, headers: Sequence[str],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from html import escape
 
 from .picture import TreePicture
 from .style import FONT, PALETTE

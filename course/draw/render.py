@@ -523,9 +523,8 @@ def _build_tree(game: Game, state: Any, max_depth: int | None,
         if root.path:
             root = _rebase(root, len(root.path))
         return _Tree(root, names_are_moves=False)
-    depth = max_depth
-    if depth is None and events:
-        depth = max(len(e.path) for e in events)
+    # With a search, expand to its deepest node (``max_depth`` then only limits the drawing).
+    depth = max(len(e.path) for e in events) if events else max_depth
     try:
         expanded = game_to_tree(game, state, depth=depth, evaluate=_safe_evaluate(game),
                                 max_nodes=EXPAND_LIMIT)
@@ -797,7 +796,7 @@ class _Builder:
         move = child.label if self.tree.names_are_moves else None
         if parent.kind == "chance":
             p = fmt_probability(parent.probabilities[index])
-            label = f"{move}: {p}" if move else p
+            label = move if move and p in move else (f"{move}: {p}" if move else p)
         elif move:
             label = move
         if label:

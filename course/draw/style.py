@@ -28,6 +28,7 @@ distinguishable under the common colour-vision deficiencies.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from fractions import Fraction
 from numbers import Real
 
@@ -76,6 +77,7 @@ _WIDTHS = {
 }
 
 
+@lru_cache(maxsize=8192)
 def text_width(text: str, size: float) -> float:
     """Estimated width in points of ``text`` in Helvetica at ``size`` points.
 
@@ -85,15 +87,18 @@ def text_width(text: str, size: float) -> float:
     return size * sum(_WIDTHS.get(ch, 0.6 if ch.isupper() else 0.52) for ch in text)
 
 
+@lru_cache(maxsize=8192)
 def fmt_number(x: object, *, signed_infinity: bool = True) -> str:
-    """A value as students read it: ``3``, ``-0.5``, ``12.345``, ``+∞``; ``?`` if unknown.
+    """A value as students read it: ``3``, ``-0.5``, ``51.2``, ``+∞``; ``?`` if unknown.
 
-    Integral values lose their ``.0``; others keep at most three decimals.
+    Integral values lose their ``.0``; others keep three significant digits,
+    or three decimals below 1 (and none from 100 on), so labels stay short.
+    (Cached: equal numbers always read the same.)
 
-    >>> [fmt_number(v) for v in (3, 3.0, -0.5, 2 / 3, float("inf"), -float("inf"), None)]
-    ['3', '3', '-0.5', '0.667', '+∞', '-∞', '?']
-    >>> fmt_number(Fraction(-7, 8))
-    '-0.875'
+    >>> [fmt_number(v) for v in (3, 3.0, -0.5, 2 / 3, 51.182, 123.4, float("inf"), -float("inf"), None)]
+    ['3', '3', '-0.5', '0.667', '51.2', '123', '+∞', '-∞', '?']
+    >>> fmt_number(Fraction(-7, 8)), fmt_number(0.2 / 3)
+    ('-0.875', '0.067')
     """
     if x is None or not isinstance(x, Real):
         return "?"
@@ -104,7 +109,11 @@ def fmt_number(x: object, *, signed_infinity: bool = True) -> str:
         return ("+∞" if signed_infinity else "∞") if value > 0 else "-∞"
     if value.is_integer():
         return str(int(value))
-    text = f"{value:.3f}".rstrip("0").rstrip(".")
+    size = abs(value)
+    decimals = 3 if size < 1 else max(0, 2 - int(math.floor(math.log10(size))))
+    text = f"{value:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 
 

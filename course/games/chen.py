@@ -165,7 +165,6 @@ class ChenTree(Game[int, int]):
             array.setflags(write=False)
         self.arcs, self.evals, self.values = arcs, evals, values
         self._moves = range(b)
-        self._evals = None
 
     def __repr__(self) -> str:
         return (f"ChenTree(branching={self.branching}, height={self.height}, "
@@ -234,17 +233,11 @@ class ChenTree(Game[int, int]):
         return state >= self.level_starts[self.height]
 
     def utility(self, state: int) -> int:
-        return self._eval_list()[state]
+        return int(self.evals[state])           # a Python int, not a numpy scalar
 
     def evaluate(self, state: int) -> int:
         """Chen's EVAL: the alternating sum of the arc gains from the root to ``state``."""
-        return self._eval_list()[state]
-
-    def _eval_list(self) -> list[int]:
-        # Python ints: the reference searches then return ints, not numpy scalars.
-        if self._evals is None:
-            self._evals = self.evals.tolist()
-        return self._evals
+        return int(self.evals[state])
 
     def describe_move(self, state: int, move: int) -> str:
         child = self.result(state, move)

@@ -399,7 +399,7 @@ def stochastic_random_tree(branching: int, depth: int, *, seed: int = 0, p: floa
     Player.CHANCE
     >>> [round(p, 2) for _, p in game.chance_outcomes((0, 0, 2))]
     [0.1, 0.1, 0.8]
-    >>> abs(star1(game).value - expectimax(game).value) < 1e-9
+    >>> abs(star1(game).lower - expectimax(game).value) < 1e-9
     True
 
     Notes

@@ -28,9 +28,10 @@ from .cases import (
     playout_estimate,
     textbook_cases,
     tictactoe_cases,
+    with_depth_limit,
+    with_evaluation,
 )
 from .checks import (
-    CheckReport,
     check,
     check_alphabeta,
     check_bab,
@@ -43,6 +44,7 @@ from .checks import (
     explain,
 )
 from .compare import TASKS, Comparison, compare
+from .evaluation import check_best_case_formula, check_evaluation_ordering, check_evaluation_play
 from .failures import (
     CheckFailed,
     GradingFailure,
@@ -61,8 +63,9 @@ from .instrument import GameUsageError, Recording, instrument
 
 __all__ = [
     "Case", "EvaluatedGame", "exercise_cases", "exercise_tree", "pig_cases", "playout_estimate",
-    "textbook_cases", "tictactoe_cases",
-    "CheckReport", "check", "explain", "check_minimax_value", "check_minimax_decision",
+    "textbook_cases", "tictactoe_cases", "with_depth_limit", "with_evaluation",
+    "check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula",
+    "check", "explain", "check_minimax_value", "check_minimax_decision",
     "check_depth_limited", "check_alphabeta", "check_expectimax", "check_star1", "check_bab",
     "check_ordered_alphabeta",
     "TASKS", "Comparison", "compare",

@@ -47,6 +47,7 @@ __all__ = [
     "EvaluatedGame",
     "DYADIC_DISTRIBUTIONS",
     "with_depth_limit",
+    "with_evaluation",
     "moves_by_bounds_differ",
 ]
 
@@ -604,6 +605,22 @@ def with_depth_limit(cases: Any, depth: int, *,
         if isinstance(case.game, TreeGame):
             case = case.with_params(game=EvaluatedGame(case.game, evaluate), evaluate=evaluate)
         out.append(case.with_params(depth=depth))
+    return out
+
+
+def with_evaluation(cases: Any, evaluate: Callable[[Any], Any] = playout_estimate) -> list[Case]:
+    """The same cases, explicit trees given ``evaluate`` as their EVAL (for move ordering).
+
+    >>> from course.search import alphabeta
+    >>> (case,) = with_evaluation(textbook_cases("minimax")[:1])
+    >>> alphabeta(case.game, order="heuristic").evaluated
+    7
+    """
+    out = []
+    for case in as_cases(cases):
+        if isinstance(case.game, TreeGame):
+            case = case.with_params(game=EvaluatedGame(case.game, evaluate))
+        out.append(case)
     return out
 
 

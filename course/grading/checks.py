@@ -30,7 +30,7 @@ Examples
 ...         return game.utility(state)
 ...     values = [minimax_value(game, game.result(state, m)) for m in game.moves(state)]
 ...     return max(values) if game.turn(state).name == "MAX" else min(values)
->>> report = check_minimax_value(minimax_value, aima)
+>>> check_minimax_value(minimax_value, aima)
 minimax value: 1 case matches the reference search (value, leaves and expansions, in order).
 >>> def lazy(game, state):
 ...     return 3
@@ -43,7 +43,6 @@ course.grading.failures.WrongLeaves: minimax value on AIMA figure 5.2: you evalu
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from .cases import as_cases
@@ -51,7 +50,6 @@ from .compare import DEFAULT_TIME_LIMIT, DRAW_LIMIT, TASKS, Comparison, compare
 from .failures import CheckFailed
 
 __all__ = [
-    "CheckReport",
     "check",
     "explain",
     "check_minimax_value",
@@ -65,25 +63,9 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class CheckReport:
-    """What a passed check ran."""
-
-    task: str
-    """The task's title."""
-    cases: int
-    """How many cases matched."""
-    leaves: int
-    """Leaves the student's search evaluated, over all cases."""
-    expanded: int
-    """Nodes the student's search expanded, over all cases."""
-    seconds: float
-    """Time the student's search took, over all cases."""
-
-
 def check(task: str, fn: Callable, cases: Any, *, depth: int | None = None,
           epsilon: Any = None, time_limit: float | None = DEFAULT_TIME_LIMIT,
-          show: bool = True) -> CheckReport:
+          show: bool = True) -> None:
     """Check a student's function against the reference search on some cases.
 
     Parameters
@@ -103,7 +85,9 @@ def check(task: str, fn: Callable, cases: Any, *, depth: int | None = None,
 
     Returns
     -------
-    CheckReport
+    None
+        On success it prints one line (and returns nothing, so that a test
+        cell shows no result value: nbgrader would read one as partial credit).
 
     Raises
     ------
@@ -126,8 +110,6 @@ def check(task: str, fn: Callable, cases: Any, *, depth: int | None = None,
             raise CheckFailed(f"case {case.name!r} has no depth limit, which {name} needs")
         if spec.takes_epsilon and case.epsilon is None:
             raise CheckFailed(f"case {case.name!r} has no epsilon, which {name} needs")
-    leaves = expanded = 0
-    seconds = 0.0
     for i, case in enumerate(items):
         comp = compare(spec, fn, case, time_limit=time_limit)
         if not comp.ok:
@@ -139,16 +121,12 @@ def check(task: str, fn: Callable, cases: Any, *, depth: int | None = None,
                           else f"[case 1 of {len(items)}] ")
             failure = comp.failure()
             raise type(failure)(prefix + str(failure), case=failure.case)
-        leaves += sum(1 for kind, _ in comp.run.events if kind == "leaf")
-        expanded += sum(1 for kind, _ in comp.run.events if kind == "expand")
-        seconds += comp.run.seconds
     what = "value, move" if spec.returns != "value" else "value"
     if spec.returns == "bounds":
         what = "bounds, move"
     count = f"{len(items)} case{'s' if len(items) != 1 else ''}"
     verb = "match" if len(items) != 1 else "matches"
     print(f"{spec.title}: {count} {verb} the reference search ({what}, leaves and expansions, in order).")
-    return CheckReport(spec.title, len(items), leaves, expanded, seconds)
 
 
 def explain(task: str, fn: Callable, case: Any, *, time_limit: float | None = DEFAULT_TIME_LIMIT,
@@ -208,7 +186,7 @@ def _show_pictures(comp: Comparison) -> None:
         return
 
 
-def check_minimax_value(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+def check_minimax_value(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``minimax_value(game, state) -> value`` against :func:`course.search.minimax`.
 
     Options are those of :func:`check`.
@@ -216,12 +194,12 @@ def check_minimax_value(fn: Callable, cases: Any, **options: Any) -> CheckReport
     return check("minimax_value", fn, cases, **options)
 
 
-def check_minimax_decision(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+def check_minimax_decision(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``minimax_decision(game, state) -> (value, move)`` against :func:`course.search.minimax`."""
     return check("minimax_decision", fn, cases, **options)
 
 
-def check_depth_limited(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+def check_depth_limited(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``depth_limited_decision(game, state, depth) -> (value, move)``.
 
     Compared with :func:`course.search.minimax` run with the case's depth
@@ -230,27 +208,27 @@ def check_depth_limited(fn: Callable, cases: Any, **options: Any) -> CheckReport
     return check("depth_limited_decision", fn, cases, **options)
 
 
-def check_alphabeta(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+def check_alphabeta(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``alphabeta_decision(game, state) -> (value, move)`` against :func:`course.search.alphabeta`."""
     return check("alphabeta_decision", fn, cases, **options)
 
 
-def check_expectimax(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+def check_expectimax(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``expectimax_value(game, state) -> value`` against :func:`course.search.expectimax`."""
     return check("expectimax_value", fn, cases, **options)
 
 
-def check_star1(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+def check_star1(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``star1_decision(game, state) -> (value, move)`` against :func:`course.search.star1`."""
     return check("star1_decision", fn, cases, **options)
 
 
-def check_bab(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+def check_bab(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``bab_search(game, state, epsilon) -> (lower, upper, move)`` against :func:`course.search.bab`."""
     return check("bab_search", fn, cases, **options)
 
 
-def check_ordered_alphabeta(fn: Callable, cases: Any, **options: Any) -> CheckReport:
+def check_ordered_alphabeta(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``ordered_alphabeta(game, state, estimate)`` against ``alphabeta(order="heuristic")``."""
     return check("ordered_alphabeta", fn, cases, **options)
 

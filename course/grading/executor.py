@@ -130,14 +130,23 @@ class RobustExecute(Execute):
         out = super().output(outs, msg, display_id, cell_index)
         if out is None:
             return out
+        kind = out.get("output_type")
+        if kind in ("error", "execute_result"):
+            return out            # these decide the grade: always kept
         self._chars += _output_size(out)
-        if self._chars > self.max_output_chars:
-            if outs and outs[-1] is out:
-                outs.pop()
-            if not self._truncated:
-                self._truncated = True
-                outs.append(NotebookNode(
-                    output_type="stream", name="stdout",
-                    text=(f"\n... output truncated by the autograder: this cell printed more than "
-                          f"{self.max_output_chars} characters ...\n")))
+        if self._chars <= self.max_output_chars:
+            return out
+        if outs and outs[-1] is out:
+            outs.pop()
+        if kind == "stream" and out.get("name") == "stderr" and not any(
+                o.get("output_type") == "stream" and o.get("name") == "stderr" for o in outs):
+            # nbgrader scores a test cell that wrote to stderr 0: keep a trace of it
+            outs.append(NotebookNode(output_type="stream", name="stderr",
+                                     text="[standard error output truncated by the autograder]\n"))
+        if not self._truncated:
+            self._truncated = True
+            outs.append(NotebookNode(
+                output_type="stream", name="stdout",
+                text=(f"\n... output truncated by the autograder: this cell printed more than "
+                      f"{self.max_output_chars} characters ...\n")))
         return out

@@ -9,15 +9,55 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..draw import RenderError, TreePicture
-from ..errors import CourseError
+from ..errors import CourseError, ParameterError
+from ..game import Game
+from ..trees import TreeGame, TreeNode, game_to_tree
 
-__all__ = ["Explorer", "picture_html", "fmt"]
+__all__ = ["Explorer", "picture_html", "fmt", "as_tree", "MAX_TREE_NODES"]
+
+#: Largest tree an explorer searches and redraws on every change (bigger ones are refused).
+MAX_TREE_NODES = 20_000
 
 
 def picture_html(picture: TreePicture, *, max_height: str = "640px") -> str:
     """The picture's SVG at its natural size, in a box that scrolls when it is too big."""
     return (f'<div class="course-tree" style="overflow:auto; max-width:100%; '
             f'max-height:{max_height}; border:1px solid #e0e0e0">{picture.inline_svg()}</div>')
+
+
+def as_tree(game: Any) -> TreeGame:
+    """An explicit tree to search and draw: a TreeGame as it is, any other game expanded.
+
+    An expanded game's nodes are labelled with move descriptions, which would
+    be drawn as node names; they are dropped (paths still name the nodes).
+
+    Raises
+    ------
+    ParameterError
+        If ``game`` is not a game, or has more than :data:`MAX_TREE_NODES` nodes.
+    """
+    if not isinstance(game, Game):
+        raise ParameterError(f"expected a course Game (e.g. from course.parse_tree), got {type(game).__name__}")
+    if isinstance(game, TreeGame):
+        if game.root.size > MAX_TREE_NODES:
+            raise ParameterError(_too_big(game.root.size))
+        return game
+    try:
+        expanded = game_to_tree(game, max_nodes=MAX_TREE_NODES)
+    except ParameterError:
+        raise ParameterError(_too_big(None)) from None
+    return TreeGame(_unlabelled(expanded.root), (expanded.vmin, expanded.vmax))
+
+
+def _too_big(size: int | None) -> str:
+    what = f"{size} nodes" if size is not None else f"more than {MAX_TREE_NODES} nodes"
+    return (f"this tree has {what}; an explorer redraws at most {MAX_TREE_NODES}: "
+            "choose a smaller depth or branching")
+
+
+def _unlabelled(node: TreeNode) -> TreeNode:
+    children = tuple(_unlabelled(c) for c in node.children)
+    return TreeNode(node.kind, node.path, children, node.probabilities, node.value, None, _size=node.size)
 
 
 def fmt(x: Any) -> str:
@@ -42,6 +82,8 @@ class Explorer(widgets.VBox):
         Numbers and explanations.
     error : str
         The last problem met while redrawing ("" if none); shown in ``info``.
+    refused : str
+        Why the tree the controls describe is not shown ("" if it is).
     redraws : int
         How many times the panes were redrawn (handy in tests).
     """
@@ -50,6 +92,7 @@ class Explorer(widgets.VBox):
         self.picture = widgets.HTML(layout=widgets.Layout(width="100%"))
         self.info = widgets.HTML()
         self.error = ""
+        self.refused = ""
         self.redraws = 0
         self._busy = False
         super().__init__(children=[*controls, self.info, self.picture], **kwargs)

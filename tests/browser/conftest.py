@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from lab_driver import CHROMIUM_ARGS, Lab, LabServer, copy_course_tree, find_chromium
+from lab_driver import (CHROMIUM_ARGS, STDERR_MIME, Lab, LabServer, copy_course_tree,
+                        find_chromium)
 
 REPO = Path(__file__).resolve().parents[2]
 IN_CI = os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
@@ -45,16 +46,19 @@ def playwright_sync():
 
 @pytest.fixture(scope="session")
 def chromium_path(playwright_sync) -> str:
-    """Path of the Chromium used: an installed one, else a browser Playwright downloaded."""
+    """Path of the Chromium used: ``$COURSE_CHROMIUM`` if set, else one installed on this
+    machine, else a browser downloaded by ``python -m playwright install chromium``."""
     path = find_chromium()
-    if path is None:
+    if path is None and not os.environ.get("COURSE_CHROMIUM"):
         bundled = playwright_sync.chromium.executable_path
         if bundled and os.path.isfile(bundled):
             path = bundled
     if path is None:
-        _unavailable("no Chromium found: install one (Debian/Ubuntu: apt install chromium; "
-                     "elsewhere: python -m playwright install chromium) or set COURSE_CHROMIUM "
-                     "to its path to run the browser tests")
+        where = (f"COURSE_CHROMIUM={os.environ['COURSE_CHROMIUM']!r} is not an executable"
+                 if os.environ.get("COURSE_CHROMIUM") else "no Chromium found")
+        _unavailable(f"browser tests need Chromium: {where}. Install one (Debian/Ubuntu: "
+                     "apt install chromium; elsewhere: python -m playwright install chromium) "
+                     "or set COURSE_CHROMIUM to its path")
     return path
 
 
@@ -91,6 +95,7 @@ def _lab_page(browser, lab_server):
 def lab(_lab_page, tmp_path):
     """JupyterLab in the browser, empty at the start of the test and tidied after it."""
     _lab_page.close_all()
+    _lab_page.console_errors.clear()
     yield _lab_page
     _lab_page.close_all()
 
@@ -113,9 +118,16 @@ def pytest_runtest_makereport(item, call):
         return
     target = Path(tmp_path) / "failure.png"
     try:
+        shown_error = lab.page.locator(f".jp-OutputArea-output[data-mime-type='{STDERR_MIME}']")
+        if shown_error.count():  # show the student's view of the first error, if there is one
+            shown_error.first.scroll_into_view_if_needed(timeout=2000)
         lab.page.screenshot(path=str(target), full_page=True)
         shutil.copy(lab.server.log_path, Path(tmp_path) / "jupyter-lab.log")
-        message = f"screenshot of the page: {target}\nserver log: {Path(tmp_path) / 'jupyter-lab.log'}"
+        message = (f"screenshot of the page: {target}\n"
+                   f"server log: {Path(tmp_path) / 'jupyter-lab.log'}")
+        if lab.console_errors:
+            message += "\nlast errors in the browser console:\n  " + \
+                "\n  ".join(e[:300] for e in lab.console_errors[-5:])
     except Exception as exc:  # noqa: BLE001 - the report must not hide the real failure
         message = f"could not save a screenshot: {exc}"
     report.sections.append(("browser", message))

@@ -79,9 +79,9 @@ def find_chromium(candidates: Sequence[str | None] = ()) -> str | None:
     Parameters
     ----------
     candidates : sequence of str or None, optional
-        Paths tried first, in order (``None`` entries are skipped).  The environment variable
-        ``COURSE_CHROMIUM`` comes next, then the names in :data:`CHROMIUM_NAMES` on ``PATH``,
-        then ``/usr/bin/chromium``.
+        Paths tried first, in order (``None`` entries are skipped).  If the environment variable
+        ``COURSE_CHROMIUM`` is set, it is the only other candidate; otherwise the names in
+        :data:`CHROMIUM_NAMES` are looked up on ``PATH``, then ``/usr/bin/chromium``.
 
     Returns
     -------
@@ -93,9 +93,12 @@ def find_chromium(candidates: Sequence[str | None] = ()) -> str | None:
     >>> find_chromium(["/nonexistent/chromium"]) in (None, find_chromium())
     True
     """
-    tried: list[str | None] = [*candidates, os.environ.get("COURSE_CHROMIUM")]
-    tried += [shutil.which(name) for name in CHROMIUM_NAMES]
-    tried.append("/usr/bin/chromium")
+    tried: list[str | None] = list(candidates)
+    if os.environ.get("COURSE_CHROMIUM"):
+        tried.append(os.environ["COURSE_CHROMIUM"])
+    else:
+        tried += [shutil.which(name) for name in CHROMIUM_NAMES]
+        tried.append("/usr/bin/chromium")
     for path in tried:
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
             return path
@@ -339,26 +342,34 @@ _JS_SNAPSHOT = f"""el => {{
   const svg = ({_JS_SVG_TEXTS})(el).join('\\n');
   const copy = el.cloneNode(true);
   copy.querySelectorAll('svg, img, .widget-slider, .widget-dropdown, .widget-toggle-buttons, ' +
-      '.widget-button, .widget-readout, .widget-label, select, input, button, style')
+      '.widget-button, .widget-readout, .widget-label, select, input, button, style, ' +
+      '.jp-OutputArea-prompt')
     .forEach(e => e.remove());
   return {{svg, text: copy.textContent.replace(/\\s+/g, ' ').trim()}};
 }}"""
 
 # Graphviz ids of the nodes drawn as the current one: course.draw gives each tree node the id
-# "n" + "_i" per path step and a tooltip (<a xlink:title>) starting with its status.
-_JS_CURRENT_NODES = f"""el => {{
+# "n" + "_i" per path step and a tooltip (<a xlink:title>) starting with its status.  Inline SVGs
+# are read in place; SVG images are parsed from their data URI.
+_JS_CURRENT_NODES = """el => {
+  const roots = Array.from(el.querySelectorAll('svg'));
+  for (const img of el.querySelectorAll('img[src^="data:image/svg+xml"]')) {
+    const src = img.getAttribute('src'), comma = src.indexOf(',');
+    const body = src.slice(comma + 1);
+    const text = src.slice(0, comma).endsWith(';base64') ? atob(body) : decodeURIComponent(body);
+    roots.push(new DOMParser().parseFromString(text, 'image/svg+xml'));
+  }
   const ids = [];
-  for (const text of ({_JS_SVG_TEXTS})(el)) {{
-    const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-    for (const g of doc.querySelectorAll('g.node')) {{
+  for (const root of roots) {
+    for (const g of root.querySelectorAll('g.node')) {
       const a = g.querySelector('a');
       const tip = a && (a.getAttributeNS('http://www.w3.org/1999/xlink', 'title') ||
                         a.getAttribute('xlink:title') || a.getAttribute('title')) || '';
       if (tip.startsWith('current')) ids.push(g.getAttribute('id'));
-    }}
-  }}
+    }
+  }
   return ids;
-}}"""
+}"""
 
 _JS_CLOSE_ALL = """async () => {
   const app = window.jupyterapp;
@@ -385,6 +396,11 @@ class Lab:
     def __init__(self, page: Any, server: LabServer) -> None:
         self.page = page
         self.server = server
+        self.console_errors: list[str] = []
+        """JavaScript errors and console errors seen in the page (for failure reports)."""
+        page.on("pageerror", lambda exc: self.console_errors.append(f"page error: {exc}"))
+        page.on("console", lambda msg: msg.type == "error" and self.console_errors.append(
+            f"console error: {msg.text}"))
 
     # -- the application ---------------------------------------------------------------------
 

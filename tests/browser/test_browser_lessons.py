@@ -8,7 +8,8 @@ import pytest
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-LESSONS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "lessons").glob("*.ipynb"))
+LESSONS = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "lessons").glob("*.ipynb")) or [
+    pytest.param(None, marks=pytest.mark.skip(reason="no lessons/*.ipynb yet"))]
 
 
 @pytest.mark.parametrize("lesson", LESSONS)

@@ -1,0 +1,99 @@
+"""The instructor's commands: ``python -m course.grading COMMAND``.
+
+=================================================  ===============================================
+command                                            what it does
+=================================================  ===============================================
+``release``                                        regenerate ``exercises/`` from ``solutions/``
+``collect-zip ZIP [--submissions DIR]``            unpack a zip of submissions into ``DIR/<student>/<assignment>/``
+``autograde [--submissions DIR] [--assignment A]``  autograde every submission (one process each)
+``feedback [--assignment A]``                      write feedback HTML for every graded submission
+``grades [--output grades.csv]``                   one CSV row per student and assignment
+``summary [--output-dir grading-summary]``         score histograms and the most-failed tests
+=================================================  ===============================================
+
+Every command takes ``--root DIR``, the course directory (default: the current
+one).  Problems an instructor must fix end with exit status 2 and one line on
+standard error; a submission that cannot be graded never stops the others
+(it is listed, with the reason, in the grading report and in ``grades.csv``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ..errors import CourseError
+
+__all__ = ["main", "build_parser"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m course.grading``."""
+    parser = argparse.ArgumentParser(prog="python -m course.grading",
+                                     description="The instructor's nbgrader workflow for the course.")
+    parser.add_argument("--root", default=".", help="the course directory (default: .)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("release", help="regenerate exercises/ from solutions/")
+    p.add_argument("--assignment", default=None)
+
+    p = sub.add_parser("collect-zip", help="unpack a zip of submissions")
+    p.add_argument("zip")
+    p.add_argument("--submissions", default="submitted")
+
+    p = sub.add_parser("autograde", help="autograde every submission")
+    p.add_argument("--submissions", default=None, help="default: nbgrader's submitted/")
+    p.add_argument("--assignment", default=None)
+    p.add_argument("--student", default=None)
+    p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: the config's)")
+
+    p = sub.add_parser("feedback", help="write feedback HTML")
+    p.add_argument("--assignment", default=None)
+
+    p = sub.add_parser("grades", help="export grades as CSV")
+    p.add_argument("--output", default="grades.csv")
+
+    p = sub.add_parser("summary", help="score histograms and most-failed tests")
+    p.add_argument("--output-dir", default="grading-summary")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return the exit status."""
+    args = build_parser().parse_args(argv)
+    from . import workflow
+
+    try:
+        if args.command == "release":
+            paths = workflow.release(args.root, assignment=args.assignment)
+            for path in paths:
+                print(f"released {path}")
+        elif args.command == "collect-zip":
+            collected, skipped = workflow.collect_zip(args.zip, args.submissions, root=args.root)
+            for student, assignment, name in collected:
+                print(f"{student}/{assignment}/{name}")
+            for entry, why in skipped:
+                print(f"skipped {entry}: {why}")
+            print(f"{len(collected)} files collected into {args.submissions}, {len(skipped)} skipped")
+        elif args.command == "autograde":
+            records = workflow.autograde(args.root, args.submissions, assignment=args.assignment,
+                                         student=args.student, cell_timeout=args.timeout, log=print)
+            failed = sum(1 for r in records if r.status == "failed")
+            print(f"{len(records)} submissions graded ({failed} could not be graded: see their reasons "
+                  "above); the report is in autograded/.course-grading/report.json")
+        elif args.command == "feedback":
+            workflow.feedback(args.root, assignment=args.assignment, log=print)
+        elif args.command == "grades":
+            path = workflow.grades(args.root, args.output)
+            print(f"grades written to {path}")
+        elif args.command == "summary":
+            workflow.summary(args.root, args.output_dir, log=print)
+    except CourseError as exc:
+        print(f"python -m course.grading {args.command}: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

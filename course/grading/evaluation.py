@@ -1,0 +1,201 @@
+"""Checks for the open tasks of the move-ordering assignment: an evaluation function, a formula.
+
+Unlike the searches, an evaluation function has no single right answer; it is
+graded by what it achieves, measured with the reference searches:
+
+* :func:`check_evaluation_ordering` -- ordering alpha-beta's moves by the
+  student's EVAL must evaluate at most a third of the leaves that the game's
+  own move order costs, over a fixed set of tic-tac-toe positions;
+* :func:`check_evaluation_play` -- a two-move-deep alpha-beta search using the
+  student's EVAL must never lose to a perfect opponent, from the empty board
+  and from every first move, playing either side;
+* :func:`check_best_case_formula` -- a formula for alpha-beta's best case must
+  match the leaves alpha-beta evaluates with perfect ordering (Knuth and
+  Moore 1975) on uniform trees.
+
+Every threshold is computed from a reference search when the check runs.
+
+References
+----------
+H. Strass, *Playing Games: Alpha-Beta Tree Search*, TU Dresden 2024 (seed 001):
+    evaluation functions as weighted features, move ordering, O(b^(d/2)).
+D. E. Knuth, R. W. Moore, *An analysis of alpha-beta pruning*, Artificial Intelligence 6, 1975.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from numbers import Real
+from typing import Any
+
+from ..search import alphabeta
+from .cases import EvaluatedGame, exercise_tree, tictactoe_cases
+from .compare import DEFAULT_TIME_LIMIT, _time_limit, fmt
+from .failures import CheckFailed, SearchCrashed, SearchTimeout, TimeLimitExceeded, WrongValue
+
+__all__ = ["check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula"]
+
+#: Ordering by the student's EVAL must cost at most this fraction of the given order's leaves.
+ORDERING_FRACTION = 1 / 3  # the messages call it "a third"
+
+
+class _Guarded:
+    """Wrap a student's EVAL: check every value, and remember the first bad one."""
+
+    def __init__(self, fn: Callable, vmin: float, vmax: float) -> None:
+        self.fn, self.vmin, self.vmax = fn, vmin, vmax
+
+    def __call__(self, state: Any) -> Any:
+        value = self.fn(state)
+        if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+            raise CheckFailed(f"your evaluation function returned {value!r} for the board\n{state}\n"
+                              "it must return a finite number")
+        if not self.vmin < value < self.vmax:
+            raise CheckFailed(
+                f"your evaluation function returned {fmt(value)} for the unfinished board\n{state}\n"
+                f"an estimate must lie strictly between vmin = {self.vmin} and vmax = {self.vmax}, so "
+                "that a search never mistakes it for a won or lost game")
+        return value
+
+
+def _run(what: str, call: Callable[[], Any], time_limit: float | None) -> Any:
+    try:
+        with _time_limit(time_limit):
+            return call()
+    except CheckFailed:
+        raise
+    except TimeLimitExceeded:
+        raise SearchTimeout(f"{what} took longer than {fmt(time_limit)} seconds; make your "
+                            "evaluation function faster (it is called thousands of times)") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - reported with its type and message
+        hint = " Replace `raise NotImplementedError()` with your code." if isinstance(exc, NotImplementedError) else ""
+        raise SearchCrashed(f"{what}: your function raised {type(exc).__name__}: {exc}.{hint}") from exc
+
+
+def check_evaluation_ordering(evaluate: Callable[[Any], float], *, seed: int = 501, count: int = 12,
+                              time_limit: float | None = 4 * DEFAULT_TIME_LIMIT) -> None:
+    """Check that ordering by ``evaluate`` makes alpha-beta cheap on tic-tac-toe positions.
+
+    Parameters
+    ----------
+    evaluate : callable
+        The student's EVAL: a tic-tac-toe state -> a number strictly between -1 and 1.
+    seed, count : int
+        The positions (:func:`~course.grading.cases.tictactoe_cases` with 1 to 3 marks).
+    time_limit : float or None
+        Seconds for the whole check.
+
+    Raises
+    ------
+    CheckFailed
+        If ``evaluate`` returns something that is not a number strictly inside (-1, 1), or
+        ordering by it costs more than :data:`ORDERING_FRACTION` of the given order's leaves.
+    SearchCrashed, SearchTimeout
+        If ``evaluate`` raises or is too slow.
+    """
+    cases = tictactoe_cases(seed, count, marks=(1, 3))
+    given = sum(alphabeta(c.game).evaluated for c in cases)
+    guarded = _Guarded(evaluate, cases[0].game.vmin, cases[0].game.vmax)
+
+    def measure() -> list[int]:
+        return [alphabeta(EvaluatedGame(c.game, guarded), order="heuristic").evaluated for c in cases]
+
+    counts = _run("ordering by your evaluation function", measure, time_limit)
+    total, limit = sum(counts), given * ORDERING_FRACTION
+    if total > limit:
+        worst = max(range(len(cases)), key=lambda i: counts[i])
+        raise CheckFailed(
+            f"with moves ordered by your evaluation function alpha-beta evaluates {total} leaves on "
+            f"{len(cases)} tic-tac-toe positions; the game's own order costs {given}, and the target "
+            f"is at most {math.floor(limit)} (a third of it). The costliest position "
+            f"is {cases[worst].name} ({counts[worst]} leaves). Rate the moves that win, block or "
+            "create threats higher.")
+    print(f"ordering by your evaluation function: {total} leaves on {len(cases)} positions "
+          f"(the game's own order: {given}; target: at most {math.floor(limit)}).")
+
+
+def check_evaluation_play(evaluate: Callable[[Any], float], *, depth: int = 2,
+                          time_limit: float | None = 4 * DEFAULT_TIME_LIMIT) -> None:
+    """Check that a shallow search with ``evaluate`` never loses tic-tac-toe to a perfect opponent.
+
+    The student's side searches ``depth`` moves deep with alpha-beta and
+    ``evaluate`` at the horizon; the opponent searches to the end.  Games
+    start from the empty board and from each of the nine first moves, and the
+    student plays X and O from each: 20 games, all drawn by perfect play.
+
+    Raises
+    ------
+    CheckFailed
+        If a game is lost (the message lists the moves), or ``evaluate``
+        returns something that is not a number strictly inside (-1, 1).
+    SearchCrashed, SearchTimeout
+        If ``evaluate`` raises or is too slow.
+    """
+    from ..games.tictactoe import TicTacToe
+
+    game = TicTacToe()
+    guarded = _Guarded(evaluate, game.vmin, game.vmax)
+    shallow = EvaluatedGame(game, guarded)
+    starts = [game.initial_state()] + [game.result(game.initial_state(), m) for m in range(9)]
+
+    def play_all() -> list[tuple[str, Any, list, int]]:
+        games = []
+        for start in starts:
+            for side in ("X", "O"):
+                state, history = start, []
+                while not game.is_terminal(state):
+                    if state.to_move == side:
+                        result = alphabeta(shallow, state, depth=depth)
+                    else:
+                        result = alphabeta(game, state)
+                    move = list(game.moves(state))[result.move]
+                    history.append(game.describe_move(state, move))
+                    state = game.result(state, move)
+                outcome = game.utility(state) * (1 if side == "X" else -1)
+                games.append((side, start, history, outcome))
+        return games
+
+    games = _run("playing with your evaluation function", play_all, time_limit)
+    lost = [g for g in games if g[3] < 0]
+    if lost:
+        side, start, history, _ = lost[0]
+        raise CheckFailed(
+            f"searching {depth} moves deep with your evaluation function, you lost {len(lost)} of "
+            f"{len(games)} games against a perfect opponent (all can be drawn). For example, playing "
+            f"{side} from\n{start}\nthe game went: {', '.join(history)}. Value the threats that the "
+            "opponent can complete on its next move.")
+    print(f"playing {len(games)} games {depth} moves deep with your evaluation function against a "
+          "perfect opponent: no game lost.")
+
+
+def check_best_case_formula(formula: Callable[[int, int], int], *, branching=range(2, 5),
+                            depths=range(1, 5)) -> None:
+    """Check a formula for alpha-beta's best case against searches with perfect ordering.
+
+    For each branching factor ``b`` and depth ``d``, ``formula(b, d)`` must
+    equal the leaves alpha-beta evaluates with ``order="best-first"`` on a
+    uniform tree of branching ``b`` and depth ``d`` with distinct leaf values.
+
+    Raises
+    ------
+    WrongValue
+        At the first ``(b, d)`` where they differ (the message gives both).
+    SearchCrashed
+        If ``formula`` raises.
+    """
+    for b in branching:
+        for d in depths:
+            tree = exercise_tree(7 * b + d, depth=d, branching=(b, b), values=(0, 10**9),
+                                 leaf_probability=0.0)
+            expected = alphabeta(tree, order="best-first").evaluated
+            got = _run(f"formula({b}, {d})", lambda: formula(b, d), DEFAULT_TIME_LIMIT)
+            if got != expected:
+                raise WrongValue(
+                    f"for b = {b}, d = {d} your formula gives {got!r}; alpha-beta with perfect "
+                    f"ordering evaluates {expected} leaves (a full tree has {b ** d}).")
+    print(f"your formula matches alpha-beta with perfect ordering for b in {list(branching)} and "
+          f"d in {list(depths)}.")
+

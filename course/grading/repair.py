@@ -1,0 +1,306 @@
+"""Put a submitted notebook back into a shape nbgrader can grade, and say what was changed.
+
+Students' notebooks arrive damaged in predictable ways: cells deleted (even
+locked ones: editors that ignore the metadata allow it), cells copied (two
+cells with one ``grade_id``), nbgrader metadata edited or removed, cell types
+changed, JSON cut short by a crashed upload.  nbgrader restores the *source*
+of locked cells from its checksums, but stops on invalid metadata and on some
+missing cells.  :func:`repair_notebook` fixes the structure first, from the
+released notebook:
+
+* every cell whose ``grade_id`` the release knows gets the release's nbgrader
+  metadata and cell type back (its content stays the student's; nbgrader then
+  restores locked content);
+* a ``grade_id`` the release does not know, or a second copy of one, loses its
+  nbgrader metadata (it becomes an ordinary cell);
+* a release cell that is missing is inserted again, from the release, after
+  the cell that precedes it there;
+* cells are rebuilt from their essential fields, so malformed ones validate.
+
+A file that is not JSON, or not a notebook, cannot be repaired:
+:func:`repair_submission` sets it aside and reports why (the notebook then
+counts as missing: 0 points, with that reason in the grading report).
+
+:func:`audit_notebook` lists code in the student's cells that deserves a look
+by the instructor (tracing hooks, frame inspection, imports of the reference
+searches); it never changes a score.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_raw_cell
+
+__all__ = ["RepairReport", "repair_notebook", "repair_submission", "audit_notebook", "SUSPICIOUS"]
+
+#: Patterns in student code the audit reports, with what they suggest.
+SUSPICIOUS: tuple[tuple[str, str], ...] = (
+    (r"\bsettrace\b|\bsetprofile\b", "changes the tracing hooks that watch the search"),
+    (r"__closure__|cell_contents", "reads or edits function closures"),
+    (r"_getframe|\binspect\.(stack|currentframe)|\bf_back\b", "inspects the call stack"),
+    (r"\bgc\.get_(objects|referrers|referents)\b", "searches the garbage collector's objects"),
+    (r"\bcourse\.grading\b|\bfrom\s+course\.grading\b", "uses the grading package"),
+    (r"\bcourse\.search\b|\bfrom\s+course\s+import\s+[^\n]*\b(minimax|alphabeta|expectimax|star1|bab)\b",
+     "imports a reference search"),
+    (r"__code__|__class__\s*=|setattr\s*\(\s*type\(", "replaces code or classes at run time"),
+)
+
+
+@dataclass
+class RepairReport:
+    """What :func:`repair_submission` did to one submission."""
+
+    changes: list[str] = field(default_factory=list)
+    """One line per change, e.g. ``"minimax.ipynb: re-added missing cell a1-test-decision"``."""
+    unreadable: dict[str, str] = field(default_factory=dict)
+    """Notebook file name -> why it could not be read (it is graded as missing)."""
+    missing: list[str] = field(default_factory=list)
+    """Released notebooks that were not submitted."""
+    review: list[str] = field(default_factory=list)
+    """Audit findings for the instructor (see :func:`audit_notebook`)."""
+
+
+def _nbgrader(cell: Any) -> dict:
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    nbg = meta.get("nbgrader") if isinstance(meta, dict) else None
+    return nbg if isinstance(nbg, dict) else {}
+
+
+def _text(source: Any) -> str:
+    if isinstance(source, list):
+        return "".join(str(s) for s in source)
+    return source if isinstance(source, str) else ""
+
+
+def _rebuild(cell: Any) -> nbformat.NotebookNode | None:
+    """A clean copy of a cell (type, source, metadata, id), or None if it is not a cell."""
+    if not isinstance(cell, dict):
+        return None
+    kind = cell.get("cell_type")
+    source = _text(cell.get("source", ""))
+    maker = {"code": new_code_cell, "markdown": new_markdown_cell, "raw": new_raw_cell}.get(kind)
+    if maker is None:
+        return None
+    new = maker(source)
+    meta = cell.get("metadata")
+    if isinstance(meta, dict):
+        try:
+            new.metadata = nbformat.from_dict(json.loads(json.dumps(meta)))
+        except (TypeError, ValueError):
+            new.metadata = nbformat.NotebookNode()
+    cid = cell.get("id")
+    if isinstance(cid, str) and re.fullmatch(r"[a-zA-Z0-9-_]{1,64}", cid):
+        new.id = cid
+    if kind == "markdown" and isinstance(cell.get("attachments"), dict):
+        new.attachments = nbformat.from_dict(cell["attachments"])
+    return new
+
+
+def _set_type(cell: nbformat.NotebookNode, kind: str) -> nbformat.NotebookNode:
+    if cell.cell_type == kind:
+        return cell
+    maker = {"code": new_code_cell, "markdown": new_markdown_cell, "raw": new_raw_cell}[kind]
+    new = maker(cell.source)
+    new.metadata = cell.metadata
+    new.id = cell.id
+    return new
+
+
+def repair_notebook(nb: Any, release: nbformat.NotebookNode) -> tuple[nbformat.NotebookNode, list[str]]:
+    """Repair a submitted notebook's structure against the released notebook.
+
+    Parameters
+    ----------
+    nb : dict
+        The submitted notebook as parsed JSON (any shape).
+    release : NotebookNode
+        The released notebook (from ``exercises/``).
+
+    Returns
+    -------
+    (NotebookNode, list of str)
+        The repaired notebook (valid nbformat 4) and the changes made.
+
+    Raises
+    ------
+    ValueError
+        If ``nb`` is not a notebook at all (no list of cells).
+
+    Examples
+    --------
+    >>> from nbformat.v4 import new_notebook, new_code_cell
+    >>> cell = new_code_cell("check()", metadata={"nbgrader": {"grade_id": "t", "grade": True,
+    ...     "solution": False, "locked": True, "points": 1, "schema_version": 3}})
+    >>> release = new_notebook(cells=[new_code_cell("x = 1"), cell])
+    >>> fixed, changes = repair_notebook({"cells": [{"cell_type": "code", "source": "x = 2"}]}, release)
+    >>> [c.source for c in fixed.cells], changes
+    (['x = 2', 'check()'], ['re-added missing cell t'])
+    """
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise ValueError("the file is JSON but not a notebook (it has no list of cells)")
+    changes: list[str] = []
+    release_meta: dict[str, tuple[int, nbformat.NotebookNode]] = {}
+    for i, cell in enumerate(release.cells):
+        gid = _nbgrader(cell).get("grade_id")
+        if gid:
+            release_meta[gid] = (i, cell)
+
+    cells: list[nbformat.NotebookNode] = []
+    dropped = 0
+    for raw in nb["cells"]:
+        cell = _rebuild(raw)
+        if cell is None:
+            dropped += 1
+            continue
+        cells.append(cell)
+    if dropped:
+        changes.append(f"dropped {dropped} malformed cell{'s' if dropped > 1 else ''}")
+
+    seen: set[str] = set()
+    for k, cell in enumerate(cells):
+        meta = _nbgrader(cell)
+        gid = meta.get("grade_id") if meta else None
+        if not meta:
+            continue
+        if not isinstance(gid, str) or gid not in release_meta:
+            del cell.metadata["nbgrader"]
+            changes.append(f"removed grading metadata from a cell with unknown id {gid!r}")
+            continue
+        if gid in seen:
+            del cell.metadata["nbgrader"]
+            changes.append(f"removed grading metadata from a second copy of cell {gid}")
+            continue
+        seen.add(gid)
+        original = release_meta[gid][1]
+        essential = ("grade", "solution", "locked", "points", "task")
+        if any(meta.get(key) != _nbgrader(original).get(key) for key in essential):
+            changes.append(f"restored the grading metadata of cell {gid}")
+        cell.metadata["nbgrader"] = nbformat.from_dict(json.loads(json.dumps(_nbgrader(original))))
+        for key in ("deletable", "editable"):
+            if key in original.metadata:
+                cell.metadata[key] = original.metadata[key]
+        if cell.cell_type != original.cell_type:
+            changes.append(f"changed cell {gid} back to a {original.cell_type} cell")
+            cells[k] = _set_type(cell, original.cell_type)
+
+    # re-insert missing release cells after their predecessor in the release
+    for gid, (i, original) in release_meta.items():
+        if gid in seen:
+            continue
+        anchor = None
+        for j in range(i - 1, -1, -1):
+            prev = _nbgrader(release.cells[j]).get("grade_id")
+            if prev and prev in seen:
+                anchor = prev
+                break
+        position = min(i, len(cells))          # no anchor: the release position
+        if anchor is not None:
+            position = next(k for k, c in enumerate(cells) if _nbgrader(c).get("grade_id") == anchor) + 1
+        cells.insert(position, nbformat.from_dict(json.loads(json.dumps(original))))
+        seen.add(gid)
+        changes.append(f"re-added missing cell {gid}")
+
+    # unique cell ids
+    used: set[str] = set()
+    for cell in cells:
+        if not getattr(cell, "id", None) or cell.id in used:
+            cell.id = uuid.uuid4().hex[:8]
+        used.add(cell.id)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+
+    fixed = nbformat.v4.new_notebook(cells=cells)
+    fixed.metadata = nbformat.from_dict(json.loads(json.dumps(release.metadata)))
+    nbformat.validate(fixed)
+    return fixed, changes
+
+
+def audit_notebook(nb: nbformat.NotebookNode, release: nbformat.NotebookNode) -> list[str]:
+    """Findings about the student-written code cells of a notebook, for the instructor to review.
+
+    Only cells the student could write are scanned: solution cells and
+    cells that are not in the release.  Locked cells are restored by nbgrader.
+
+    Returns
+    -------
+    list of str
+        E.g. ``["cell a2-alphabeta: changes the tracing hooks that watch the search"]``.
+    """
+    locked = {_nbgrader(c).get("grade_id") for c in release.cells if _nbgrader(c).get("locked")}
+    findings = []
+    for k, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        gid = _nbgrader(cell).get("grade_id")
+        if gid in locked:
+            continue
+        name = gid or f"#{k + 1}"
+        for pattern, meaning in SUSPICIOUS:
+            if re.search(pattern, cell.source):
+                findings.append(f"cell {name}: {meaning}")
+    return findings
+
+
+def repair_submission(directory: str | os.PathLike, release_directory: str | os.PathLike) -> RepairReport:
+    """Repair, in place, every notebook of one submitted assignment.
+
+    Parameters
+    ----------
+    directory : path
+        ``<submitted>/<student>/<assignment>`` (a staging copy: this changes files).
+    release_directory : path
+        ``exercises/<assignment>``, the notebooks as released.
+
+    Returns
+    -------
+    RepairReport
+        Unreadable notebooks are renamed ``<name>.ipynb.unreadable`` so that
+        nbgrader grades them as missing.
+    """
+    directory, release_directory = Path(directory), Path(release_directory)
+    report = RepairReport()
+    for release_path in sorted(release_directory.glob("*.ipynb")):
+        release = nbformat.read(release_path, as_version=4)
+        path = directory / release_path.name
+        if not path.exists():
+            report.missing.append(release_path.name)
+            continue
+        try:
+            with open(path, encoding="utf-8") as handle:
+                raw = json.load(handle)
+            if isinstance(raw, dict) and raw.get("nbformat", 4) < 4:
+                raw = nbformat.reads(json.dumps(raw), as_version=4)
+            fixed, changes = repair_notebook(raw, release)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if isinstance(exc, json.JSONDecodeError):
+                reason = f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+            elif isinstance(exc, UnicodeDecodeError):
+                reason = "not UTF-8 text"
+            report.unreadable[release_path.name] = reason
+            os.replace(path, str(path) + ".unreadable")
+            continue
+        report.changes += [f"{release_path.name}: {c}" for c in changes]
+        report.review += [f"{release_path.name}: {f}" for f in audit_notebook(fixed, release)]
+        with open(path, "w", encoding="utf-8") as handle:
+            nbformat.write(fixed, handle)
+    return report
+
+
+def describe(report: RepairReport) -> Iterable[str]:
+    """Human-readable lines for a :class:`RepairReport`."""
+    for name, why in report.unreadable.items():
+        yield f"{name} could not be read ({why}): graded as missing, 0 points"
+    for name in report.missing:
+        yield f"{name} was not submitted: 0 points"
+    yield from report.changes

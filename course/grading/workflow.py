@@ -1,0 +1,905 @@
+"""The instructor's workflow around nbgrader: one function (and one command) per step.
+
+==================  =========================================================================
+step                what it does
+==================  =========================================================================
+:func:`release`     regenerate ``exercises/`` from ``solutions/`` (``nbgrader generate_assignment``)
+:func:`collect_zip` unpack a zip of submissions into ``submitted/<student>/<assignment>/``
+:func:`autograde`   autograde every submission, each in its own process, after repairing it
+:func:`feedback`    write feedback HTML for every graded submission
+:func:`grades`      export one CSV row per student and assignment
+:func:`summary`     per-assignment score histograms (PNG) and the tests students fail most
+==================  =========================================================================
+
+The course directory (``root``) holds ``nbgrader_config.py``, ``solutions/``
+(nbgrader's source), ``exercises/`` (its release), and the working folders
+nbgrader creates: ``submitted/``, ``autograded/``, ``feedback/`` and
+``gradebook.db``.
+
+**A class is never lost.**  Each submission is copied to a staging folder,
+repaired there (:mod:`course.grading.repair`: missing and duplicated cells,
+damaged metadata; unreadable notebooks are set aside with the reason), and
+graded by a separate ``python -m course.grading.worker`` process with a
+wall-clock limit.  Inside, :class:`course.grading.executor.RobustExecute`
+restarts the kernel after a cell that hangs or crashes it.  Whatever happens
+to one submission is written to the grading report
+(``autograded/.course-grading/report.json``) and the others go on.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import CourseError
+from .repair import describe, repair_submission
+
+__all__ = [
+    "WorkflowError",
+    "CourseLayout",
+    "GradeRecord",
+    "course_layout",
+    "release",
+    "collect_zip",
+    "autograde",
+    "feedback",
+    "grades",
+    "summary",
+    "REPORT_PATH",
+]
+
+#: Where the grading report lives, relative to the course directory.
+REPORT_PATH = Path("autograded") / ".course-grading" / "report.json"
+#: Wall-clock seconds for one submission: this much per code cell, plus a margin.
+SECONDS_PER_CELL_FACTOR = 2.0
+
+
+class WorkflowError(CourseError):
+    """An instructor command cannot run (missing folders, nbgrader refusing a step, ...)."""
+
+
+@dataclass(frozen=True)
+class CourseLayout:
+    """Where a course's folders are."""
+
+    root: Path
+    """The course directory."""
+    source: Path
+    """nbgrader's source folder (``solutions/``)."""
+    release: Path
+    """nbgrader's release folder (``exercises/``)."""
+    submitted: Path
+    """Submissions, ``<student>/<assignment>/``."""
+    autograded: Path
+    """nbgrader's graded copies."""
+    feedback: Path
+    """Feedback HTML."""
+    db_url: str
+    """The gradebook database."""
+    course_id: str
+    """nbgrader's course id."""
+    cell_timeout: int
+    """Seconds a cell may run (``Execute.timeout``)."""
+
+    @property
+    def report(self) -> Path:
+        """The grading report (JSON)."""
+        return self.root / REPORT_PATH
+
+    def assignments(self) -> list[str]:
+        """The assignments: the folders of ``solutions/``, in order."""
+        if not self.source.is_dir():
+            raise WorkflowError(f"no source folder {self.source}; is {self.root} the course directory?")
+        return sorted(p.name for p in self.source.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+    def notebooks(self, assignment: str) -> list[str]:
+        """The notebook names (without ``.ipynb``) of an assignment."""
+        return sorted(p.stem for p in (self.source / assignment).glob("*.ipynb"))
+
+
+def _ensure_tools_on_path() -> None:
+    """Put this Python's ``bin`` folder on PATH: nbgrader runs the ``alembic`` command from there.
+
+    ``make`` calls ``.venv/bin/python`` without activating the virtual
+    environment, so ``alembic`` (installed beside nbgrader) is not on PATH and
+    nbgrader fails to create a new gradebook.
+    """
+    bindir = os.path.dirname(sys.executable)
+    parts = os.environ.get("PATH", "").split(os.pathsep)
+    if bindir not in parts:
+        os.environ["PATH"] = os.pathsep.join([bindir, *parts])
+
+
+def _config(root: Path):
+    from .worker import load_course_config
+
+    return load_course_config(str(root))
+
+
+def course_layout(root: str | os.PathLike = ".", submissions: str | os.PathLike | None = None) -> CourseLayout:
+    """Read the course's folders from its ``nbgrader_config.py``.
+
+    Parameters
+    ----------
+    root : path
+        The course directory.
+    submissions : path, optional
+        The submissions folder, if not nbgrader's ``submitted/`` (relative to
+        the current directory, or absolute).
+
+    Raises
+    ------
+    WorkflowError
+        If ``root`` is not a directory.
+    """
+    root = Path(root).resolve()
+    if not root.is_dir():
+        raise WorkflowError(f"course directory {root} does not exist")
+    _ensure_tools_on_path()
+    from nbgrader.coursedir import CourseDirectory
+
+    coursedir = CourseDirectory(config=_config(root))
+
+    def folder(name: str) -> Path:
+        value = Path(getattr(coursedir, name))
+        return value if value.is_absolute() else root / value
+
+    config = _config(root)
+    timeout = config.Execute.get("timeout", 30) if "Execute" in config else 30
+    return CourseLayout(
+        root=root,
+        source=folder("source_directory"),
+        release=folder("release_directory"),
+        submitted=Path(submissions).resolve() if submissions else folder("submitted_directory"),
+        autograded=folder("autograded_directory"),
+        feedback=folder("feedback_directory"),
+        db_url=coursedir.db_url,
+        course_id=coursedir.course_id,
+        cell_timeout=int(timeout),
+    )
+
+
+def _api(layout: CourseLayout, **overrides: Any):
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    config = _config(layout.root)
+    for key, value in overrides.items():
+        section, name = key.split(".")
+        config[section][name] = value
+    return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+
+
+def _pick(layout: CourseLayout, assignment: str | None) -> list[str]:
+    known = layout.assignments()
+    if assignment is None:
+        return known
+    if assignment not in known:
+        raise WorkflowError(f"unknown assignment {assignment!r}; the assignments are {', '.join(known)}")
+    return [assignment]
+
+
+# ---------------------------------------------------------------------------
+# release
+# ---------------------------------------------------------------------------
+def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
+            release_directory: str | os.PathLike | None = None) -> list[Path]:
+    """Regenerate the student version of the assignments (``nbgrader generate_assignment --force``).
+
+    Parameters
+    ----------
+    root : path
+        The course directory.
+    assignment : str, optional
+        Only this assignment (default: all of ``solutions/``).
+    release_directory : path, optional
+        Write the release here instead of ``exercises/`` (used to check that
+        the committed release is up to date).
+
+    Returns
+    -------
+    list of Path
+        The released notebooks.
+
+    Raises
+    ------
+    WorkflowError
+        If nbgrader refuses (for example: cells were added to or removed from
+        an assignment that already has submissions in the gradebook).
+    """
+    layout = course_layout(root)
+    overrides = {}
+    target = layout.release
+    if release_directory is not None:
+        target = Path(release_directory).resolve()
+        overrides["CourseDirectory.release_directory"] = str(target)
+    api = _api(layout, **overrides)
+    written = []
+    for name in _pick(layout, assignment):
+        result = api.generate_assignment(name, force=True, create=True)
+        if not result.get("success"):
+            error = (result.get("error") or result.get("log") or "").strip().splitlines()
+            raise WorkflowError(f"nbgrader could not generate {name}: " + (error[-1] if error else "unknown error"))
+        written += sorted((target / name).glob("*.ipynb"))
+    return written
+
+
+# ---------------------------------------------------------------------------
+# zip collection
+# ---------------------------------------------------------------------------
+def _safe_id(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", text).strip("._-")
+
+
+def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "submitted", *,
+                root: str | os.PathLike = ".") -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+    """Unpack a zip of submissions into nbgrader's ``<student>/<assignment>/`` layout.
+
+    Entries are recognised by their paths (a leading folder, as in a zip of a
+    whole ``submitted/`` folder, is ignored):
+
+    * ``.../<student>/<assignment>/<file>`` for a known assignment;
+    * ``.../<student>/<notebook>.ipynb`` for a known notebook name (the
+      layout of learning-management systems that make a folder per student);
+    * ``<student><sep><notebook>.ipynb`` with ``sep`` one of ``_ - .`` or a
+      space (the flat layout, e.g. ``ada_lovelace_minimax.ipynb``).
+
+    Student ids keep letters, digits and ``_ . @ -``; other characters become
+    ``_``.  Each submission folder gets a ``timestamp.txt`` (the newest of its
+    files' dates in the zip), which nbgrader uses for late penalties.
+
+    Parameters
+    ----------
+    zip_path : path
+    submissions : path
+        Destination folder (created if needed).
+    root : path
+        The course directory (for the assignment and notebook names).
+
+    Returns
+    -------
+    (collected, skipped)
+        ``(student, assignment, file name)`` for each file written, and
+        ``(entry, reason)`` for each entry left out.
+
+    Raises
+    ------
+    WorkflowError
+        If the file is missing or not a zip archive.
+    """
+    layout = course_layout(root)
+    zip_path = Path(zip_path)
+    if not zip_path.is_file():
+        raise WorkflowError(f"no zip file {zip_path}")
+    if not zipfile.is_zipfile(zip_path):
+        raise WorkflowError(f"{zip_path} is not a zip archive")
+    destination = Path(submissions)
+    if not destination.is_absolute():
+        destination = Path.cwd() / destination
+    assignments = layout.assignments()
+    notebook_of = {nb: a for a in assignments for nb in layout.notebooks(a)}
+    by_length = sorted(notebook_of, key=len, reverse=True)
+    collected, skipped = [], []
+    stamps: dict[tuple[str, str], _dt.datetime] = {}
+    with zipfile.ZipFile(zip_path) as archive:
+        for info in archive.infolist():
+            name = info.filename.replace("\\", "/")
+            parts = [p for p in name.split("/") if p not in ("", ".")]
+            if info.is_dir() or not parts:
+                continue
+            if any(p.startswith(".") or p == "__MACOSX" or p == ".." for p in parts):
+                skipped.append((name, "hidden, system or unsafe path"))
+                continue
+            student = assignment = None
+            filename = parts[-1]
+            if len(parts) >= 3 and parts[-2] in assignments:
+                student, assignment = parts[-3], parts[-2]
+            elif filename.endswith(".ipynb") and filename[:-6] in notebook_of and len(parts) >= 2:
+                student, assignment = parts[-2], notebook_of[filename[:-6]]
+            elif filename.endswith(".ipynb"):
+                for nb in by_length:
+                    suffix = nb + ".ipynb"
+                    if filename.endswith(suffix) and len(filename) > len(suffix):
+                        head = filename[: -len(suffix)]
+                        if head[-1] in "_-. ":
+                            student, assignment, filename = head.rstrip("_-. "), notebook_of[nb], suffix
+                            break
+            student = _safe_id(student) if student else ""
+            if not student or assignment is None:
+                skipped.append((name, "cannot tell the student and the assignment from the path"))
+                continue
+            target = destination / student / assignment / filename
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as source, open(target, "wb") as out:
+                shutil.copyfileobj(source, out)
+            collected.append((student, assignment, filename))
+            when = _dt.datetime(*info.date_time)
+            key = (student, assignment)
+            stamps[key] = max(stamps.get(key, when), when)
+    for (student, assignment), when in stamps.items():
+        (destination / student / assignment / "timestamp.txt").write_text(
+            when.strftime("%Y-%m-%d %H:%M:%S") + "\n", encoding="utf-8")
+    return collected, skipped
+
+
+# ---------------------------------------------------------------------------
+# autograding
+# ---------------------------------------------------------------------------
+@dataclass
+class GradeRecord:
+    """The outcome of autograding one submission (one entry of the grading report)."""
+
+    student: str
+    assignment: str
+    status: str
+    """``"graded"``, ``"graded (with problems)"`` or ``"failed"``."""
+    score: float = 0.0
+    """Points so far (autograded, plus manual grades already given)."""
+    max_score: float = 0.0
+    """Points available."""
+    needs_manual_grade: bool = False
+    """Written answers still to be graded by hand."""
+    reason: str = ""
+    """Why the submission failed or lost points outright (unreadable notebook, ...)."""
+    changes: list[str] = field(default_factory=list)
+    """What the repair step changed."""
+    review: list[str] = field(default_factory=list)
+    """Audit findings for the instructor."""
+    seconds: float = 0.0
+    """Time spent grading it."""
+    graded_at: str = ""
+    """When (ISO 8601)."""
+
+
+def _read_report(layout: CourseLayout) -> dict[str, dict]:
+    try:
+        return json.loads(layout.report.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_report(layout: CourseLayout, report: dict[str, dict]) -> None:
+    layout.report.parent.mkdir(parents=True, exist_ok=True)
+    tmp = layout.report.with_suffix(".tmp")
+    tmp.write_text(json.dumps(report, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, layout.report)
+
+
+def _gradebook(layout: CourseLayout):
+    from nbgrader.api import Gradebook
+
+    return Gradebook(layout.db_url, layout.course_id)
+
+
+def _ensure_gradebook(layout: CourseLayout, assignments: Iterable[str]) -> None:
+    """Record the assignments in the gradebook if missing (without touching ``exercises/``)."""
+    from nbgrader.api import MissingEntry
+
+    missing = []
+    with _gradebook(layout) as gb:
+        for name in assignments:
+            try:
+                for nb in layout.notebooks(name):
+                    gb.find_notebook(nb, name)
+            except MissingEntry:
+                missing.append(name)
+    if missing:
+        with tempfile.TemporaryDirectory(prefix="course-release-") as tmp:
+            for name in missing:
+                release(layout.root, assignment=name, release_directory=tmp)
+
+
+def _descendants(pid: int) -> list[int]:
+    """Process ids below ``pid`` (Linux /proc; empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _kill_tree(proc: subprocess.Popen) -> None:
+    pids = _descendants(proc.pid)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in [proc.pid, *pids]:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        try:
+            os.killpg(proc.pid, sig)
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=3)
+            if sig == signal.SIGTERM:
+                continue
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _count_code_cells(directory: Path) -> int:
+    total = 0
+    for path in directory.glob("*.ipynb"):
+        try:
+            total += sum(1 for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+                         if c.get("cell_type") == "code")
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return total
+
+
+def _stage(layout: CourseLayout, student: str, assignment: str, staging: Path) -> GradeRecord:
+    """Copy one submission to the staging folder and repair it there; a record for its results."""
+    record = GradeRecord(student, assignment, "failed",
+                         graded_at=_dt.datetime.now().isoformat(timespec="seconds"))
+    stage = staging / student / assignment
+    shutil.copytree(layout.submitted / student / assignment, stage,
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    repair = repair_submission(stage, layout.release / assignment)
+    record.changes = list(repair.changes)
+    record.review = list(repair.review)
+    record.reason = "; ".join(line for line in describe(repair)
+                              if "could not be read" in line or "not submitted" in line)
+    return record
+
+
+class _Worker:
+    """A ``course.grading.worker`` process and a thread reading its JSON lines."""
+
+    def __init__(self, layout: CourseLayout, staging: Path, jobs: list[tuple[str, str]],
+                 cell_timeout: int) -> None:
+        import queue
+        import threading
+
+        command = [sys.executable, "-m", "course.grading.worker", "--root", str(layout.root),
+                   "--submitted", str(staging), "--timeout", str(cell_timeout)]
+        for student, assignment in jobs:
+            command += ["--job", f"{student}/{assignment}"]
+        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, start_new_session=True, cwd=str(layout.root))
+        self.lines: "queue.Queue[dict | None]" = queue.Queue()
+        self.stderr: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_err, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            if line.startswith("{"):
+                try:
+                    self.lines.put(json.loads(line))
+                except ValueError:
+                    pass
+        self.lines.put(None)            # end of output: the worker exited
+
+    def _read_err(self) -> None:
+        for line in self.proc.stderr:
+            self.stderr.append(line)
+            del self.stderr[:-40]
+
+    def next(self, timeout: float) -> dict | None:
+        """The next JSON line; None if the worker exited; raises TimeoutError after ``timeout``."""
+        import queue
+
+        try:
+            return self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError from None
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            _kill_tree(self.proc)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+#: Seconds a new worker may take to start (import nbgrader, load the config).
+WORKER_STARTUP = 180
+
+
+def _run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
+              cell_timeout: int, wall_limit: float | None, done: Any) -> None:
+    """Grade every staged job, restarting the worker after a job that hangs or kills it."""
+    pending = list(records)
+    while pending:
+        worker = _Worker(layout, staging, pending, cell_timeout)
+        try:
+            while pending:
+                job = pending[0]
+                record = records[job]
+                limit = wall_limit
+                if limit is None:
+                    cells = _count_code_cells(staging / job[0] / job[1])
+                    limit = 120 + SECONDS_PER_CELL_FACTOR * cell_timeout * max(1, cells)
+                start = time.perf_counter()
+                try:
+                    message = worker.next(WORKER_STARTUP)
+                    while message is not None and message.get("event") != "done":
+                        message = worker.next(limit)
+                except TimeoutError:
+                    message = {"success": False, "error":
+                               f"autograding took longer than {limit:.0f} seconds and was stopped"}
+                    worker.stop()
+                pending.pop(0)
+                if message is None:
+                    tail = "".join(worker.stderr).strip().splitlines()
+                    message = {"success": False, "error": "the grading process ended unexpectedly"
+                               + (f" ({tail[-1]})" if tail else "")}
+                record.seconds = round(time.perf_counter() - start, 2)
+                if message.get("success"):
+                    record.status = "graded (with problems)" if record.reason else "graded"
+                else:
+                    error = (message.get("error") or "").strip().splitlines()
+                    why = f"nbgrader failed: {error[-1] if error else 'unknown error'}"
+                    record.reason = "; ".join(r for r in (record.reason, why) if r)
+                _fill_scores(layout, record)
+                done(record)
+                if worker.proc.poll() is not None and pending:
+                    break                 # the worker is gone: start a new one for the rest
+        finally:
+            worker.stop()
+
+
+def _fill_scores(layout: CourseLayout, record: GradeRecord) -> None:
+    from nbgrader.api import MissingEntry
+
+    try:
+        with _gradebook(layout) as gb:
+            assignment = gb.find_assignment(record.assignment)
+            record.max_score = float(assignment.max_score)
+            if record.status == "failed":
+                return
+            sub = gb.find_submission(record.assignment, record.student)
+            record.score = float(sub.score)
+            record.needs_manual_grade = bool(sub.needs_manual_grade)
+    except MissingEntry:
+        pass
+
+
+def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | None = None, *,
+              assignment: str | None = None, student: str | None = None,
+              cell_timeout: int | None = None, wall_limit: float | None = None,
+              log: Any = None) -> list[GradeRecord]:
+    """Autograde every submission, each one repaired and graded in its own process.
+
+    Parameters
+    ----------
+    root : path
+        The course directory.
+    submissions : path, optional
+        Folder of ``<student>/<assignment>/`` submissions (default nbgrader's ``submitted/``).
+    assignment, student : str, optional
+        Grade only these.
+    cell_timeout : int, optional
+        Seconds a cell may run (default: ``Execute.timeout`` of the config).
+    wall_limit : float, optional
+        Seconds for a whole submission (default: generous, from the number of cells).
+    log : callable, optional
+        Called with one line of progress per submission (e.g. ``print``).
+
+    Returns
+    -------
+    list of GradeRecord
+        Also merged into the grading report.
+
+    Raises
+    ------
+    WorkflowError
+        If the submissions folder does not exist or holds nothing to grade.
+    """
+    layout = course_layout(root, submissions)
+    if not layout.submitted.is_dir():
+        raise WorkflowError(f"no submissions folder {layout.submitted}")
+    names = _pick(layout, assignment)
+    todo = []
+    for student_dir in sorted(p for p in layout.submitted.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if student is not None and student_dir.name != student:
+            continue
+        for name in names:
+            if (student_dir / name).is_dir():
+                todo.append((student_dir.name, name))
+    if not todo:
+        raise WorkflowError(f"nothing to grade in {layout.submitted} (expected <student>/<assignment>/ folders)")
+    _ensure_gradebook(layout, sorted({a for _, a in todo}))
+    timeout = cell_timeout or layout.cell_timeout
+    report = _read_report(layout)
+    records: list[GradeRecord] = []
+
+    def done(record: GradeRecord) -> None:
+        records.append(record)
+        report[f"{record.student}/{record.assignment}"] = asdict(record)
+        _write_report(layout, report)
+        if log is not None:
+            note = f"  ({record.reason})" if record.reason else ""
+            log(f"{record.student:<20} {record.assignment:<16} {record.score:6.1f} / "
+                f"{record.max_score:<5.1f} {record.status}{note}  [{record.seconds:.1f} s]")
+
+    with tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
+        staged: dict[tuple[str, str], GradeRecord] = {}
+        for who, what in todo:
+            try:
+                staged[(who, what)] = _stage(layout, who, what, Path(tmp))
+            except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
+                record = GradeRecord(who, what, "failed", reason=f"could not be prepared: {exc}",
+                                     graded_at=_dt.datetime.now().isoformat(timespec="seconds"))
+                _fill_scores(layout, record)
+                done(record)
+        if staged:
+            _run_jobs(layout, Path(tmp), staged, timeout, wall_limit, done)
+    return records
+
+
+# ---------------------------------------------------------------------------
+# feedback, grades, summary
+# ---------------------------------------------------------------------------
+def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
+             log: Any = None) -> list[Path]:
+    """Write feedback HTML for every autograded submission (``feedback/<student>/<assignment>/``).
+
+    A notebook that could not be graded gets a short page saying why.
+
+    Returns
+    -------
+    list of Path
+        The feedback files written.
+    """
+    layout = course_layout(root)
+    api = _api(layout)
+    report = _read_report(layout)
+    written: list[Path] = []
+    for name in _pick(layout, assignment):
+        students = sorted(p.name for p in layout.autograded.glob(f"*/{name}") if p.is_dir())
+        for who in students:
+            try:
+                result = api.generate_feedback(name, who, force=True)
+                ok = result.get("success")
+            except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
+                ok, result = False, {"error": str(exc)}
+            out = layout.feedback / who / name
+            if ok:
+                written += sorted(out.glob("*.html"))
+            elif log is not None:
+                log(f"{who} {name}: no feedback ({(result.get('error') or '').strip().splitlines()[-1:]})")
+        for key, entry in report.items():
+            if entry.get("assignment") != name or not entry.get("reason"):
+                continue
+            out = layout.feedback / entry["student"] / name
+            for nb in layout.notebooks(name):
+                target = out / f"{nb}.html"
+                if target.exists():
+                    continue
+                out.mkdir(parents=True, exist_ok=True)
+                target.write_text(_problem_page(entry, nb), encoding="utf-8")
+                written.append(target)
+    if log is not None:
+        log(f"{len(written)} feedback files in {layout.feedback}")
+    return written
+
+
+def _problem_page(entry: dict, notebook: str) -> str:
+    from html import escape
+
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{escape(notebook)}</title></head>"
+            f"<body><h1>{escape(entry['assignment'])}: {escape(notebook)}</h1>"
+            f"<p>Your submission could not be graded automatically: {escape(entry['reason'])}.</p>"
+            f"<p>Score recorded: {entry.get('score', 0)} of {entry.get('max_score', 0)}. "
+            "Please contact your instructor.</p></body></html>\n")
+
+
+def _grade_rows(layout: CourseLayout) -> list[dict[str, Any]]:
+    from nbgrader.api import MissingEntry
+
+    report = _read_report(layout)
+    rows = []
+    with _gradebook(layout) as gb:
+        students = sorted({s.id for s in gb.students} | {e["student"] for e in report.values()})
+        assignments = [a for a in layout.assignments()]
+        for who in students:
+            for name in assignments:
+                entry = report.get(f"{who}/{name}", {})
+                row = {"student": who, "assignment": name, "score": 0.0, "max_score": 0.0,
+                       "autograded_score": 0.0, "needs_manual_grade": False,
+                       "status": entry.get("status", "not submitted"), "reason": entry.get("reason", "")}
+                try:
+                    row["max_score"] = float(gb.find_assignment(name).max_score)
+                    sub = gb.find_submission(name, who)
+                except MissingEntry:
+                    rows.append(row)
+                    continue
+                if entry.get("status", "graded").startswith("graded") or not entry:
+                    row["score"] = float(sub.score)
+                    row["autograded_score"] = float(sum(
+                        (g.auto_score or 0) for nb in sub.notebooks for g in nb.grades))
+                    row["needs_manual_grade"] = bool(sub.needs_manual_grade)
+                    if not entry:
+                        row["status"] = "graded"
+                rows.append(row)
+    return rows
+
+
+def grades(root: str | os.PathLike = ".", output: str | os.PathLike = "grades.csv") -> Path:
+    """Export the grades: one CSV row per student and assignment.
+
+    Columns: ``student, assignment, score, max_score, autograded_score,
+    needs_manual_grade, status, reason``.  A student without a submission for
+    an assignment gets a row with score 0 and status ``not submitted``; a
+    submission that could not be graded keeps its reason.
+
+    Returns
+    -------
+    Path
+        The CSV file.
+    """
+    layout = course_layout(root)
+    rows = _grade_rows(layout)
+    path = Path(output)
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fields = ["student", "assignment", "score", "max_score", "autograded_score", "needs_manual_grade",
+              "status", "reason"]
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: (f"{row[k]:g}" if isinstance(row[k], float) else row[k]) for k in fields})
+    return path
+
+
+@dataclass
+class AssignmentSummary:
+    """Scores and most-failed tests of one assignment."""
+
+    assignment: str
+    max_score: float
+    scores: list[float]
+    failed_tests: list[tuple[str, int, int, list[tuple[str, int]]]]
+    """``(test id, submissions failing it, submissions graded, [(error name, count), ...])``, most failed first."""
+    histogram: Path | None = None
+
+
+def _error_names(layout: CourseLayout, student: str, assignment: str) -> dict[str, str]:
+    """grade_id -> the error name of that test cell in the autograded notebooks."""
+    import nbformat
+
+    out = {}
+    for path in (layout.autograded / student / assignment).glob("*.ipynb"):
+        try:
+            nb = nbformat.read(path, as_version=4)
+        except Exception:  # noqa: BLE001 - a broken graded copy only loses the detail
+            continue
+        for cell in nb.cells:
+            gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            if not gid or cell.cell_type != "code":
+                continue
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error":
+                    out[gid] = output.get("ename", "error")
+                    break
+    return out
+
+
+def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grading-summary", *,
+            top: int = 5, log: Any = None) -> list[AssignmentSummary]:
+    """Per assignment: a histogram of the scores (PNG) and the tests students fail most.
+
+    Parameters
+    ----------
+    root : path
+        The course directory.
+    output_dir : path
+        Where to write ``<assignment>-scores.png`` and ``summary.txt``
+        (relative paths are inside ``root``).
+    top : int
+        How many of the most-failed tests to list.
+    log : callable, optional
+        Receives the text summary, line by line.
+
+    Returns
+    -------
+    list of AssignmentSummary
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    layout = course_layout(root)
+    report = _read_report(layout)
+    out_dir = Path(output_dir)
+    if not out_dir.is_absolute():
+        out_dir = layout.root / out_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results: list[AssignmentSummary] = []
+    from nbgrader.api import MissingEntry
+
+    with _gradebook(layout) as gb:
+        for name in layout.assignments():
+            try:
+                spec = gb.find_assignment(name)
+            except MissingEntry:
+                continue
+            scores, failures, graded = [], Counter(), Counter()
+            kinds: dict[str, Counter] = {}
+            test_ids = {c.name for nb in spec.notebooks for c in nb.grade_cells
+                        if c.cell_type == "code"}
+            for sub in spec.submissions:
+                entry = report.get(f"{sub.student.id}/{name}", {})
+                failed = entry.get("status") == "failed"
+                scores.append(0.0 if failed else float(sub.score))
+                errors = _error_names(layout, sub.student.id, name)
+                for nb in sub.notebooks:
+                    for grade in nb.grades:
+                        if grade.name not in test_ids:
+                            continue
+                        graded[grade.name] += 1
+                        if failed or (grade.auto_score or 0) < grade.max_score:
+                            failures[grade.name] += 1
+                            kinds.setdefault(grade.name, Counter())[
+                                "not graded" if failed else errors.get(grade.name, "no points")] += 1
+            if not scores:
+                continue
+            ranked = sorted(failures, key=lambda t: (-failures[t], t))[:top]
+            item = AssignmentSummary(name, float(spec.max_score), scores,
+                                     [(t, failures[t], graded[t], kinds[t].most_common(3)) for t in ranked])
+            fig, ax = plt.subplots(figsize=(6, 3.2))
+            bins = max(1, int(spec.max_score)) if spec.max_score else 10
+            ax.hist(scores, bins=bins, range=(0, max(spec.max_score, max(scores), 1)),
+                    color="#4C72B0", edgecolor="white")
+            ax.set_xlabel(f"score (out of {spec.max_score:g})")
+            ax.set_ylabel("submissions")
+            ax.set_title(f"{name}: {len(scores)} submissions, mean {sum(scores) / len(scores):.1f}")
+            fig.tight_layout()
+            item.histogram = out_dir / f"{name}-scores.png"
+            fig.savefig(item.histogram, dpi=100)
+            plt.close(fig)
+            results.append(item)
+    lines = []
+    for item in results:
+        s = sorted(item.scores)
+        median = s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
+        lines.append(f"{item.assignment}: {len(s)} submissions, mean {sum(s) / len(s):.2f}, median "
+                     f"{median:g}, min {s[0]:g}, max {s[-1]:g} (out of {item.max_score:g}); "
+                     f"histogram {item.histogram}")
+        for test, failed, total, kinds in item.failed_tests:
+            detail = ", ".join(f"{k} x{n}" for k, n in kinds)
+            lines.append(f"    {test}: failed by {failed} of {total} ({detail})")
+        if not item.failed_tests:
+            lines.append("    no test failed")
+    (out_dir / "summary.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if log is not None:
+        for line in lines or ["no graded submissions yet: run the autograder first"]:
+            log(line)
+    return results

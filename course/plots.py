@@ -1,0 +1,324 @@
+"""Matplotlib figures for lessons and experiments.
+
+========================  =============================================================
+function                  draws
+========================  =============================================================
+:func:`plot_er_amb`       ER and AMB against ε, one line per tree size (BAB Figures 4-6)
+:func:`plot_leaves_vs_depth`  alpha-beta's leaves per ordering against depth, with the
+                          best case, ``b**(3d/4)`` and ``b**d`` (log scale)
+:func:`plot_decision_error`   Chen's decision error against nodes searched, one line per
+                          skip number (log scale)
+========================  =============================================================
+
+Every function takes plain Python data (documented with it), draws on ``ax``
+if given (else a new figure sized for a notebook), labels its axes, adds a
+legend, and returns the :class:`matplotlib.figure.Figure`.  Lines differ by
+marker and dash as well as by colour (Okabe-Ito), so the plots survive grey
+scale and colour-blindness.  Matplotlib is imported only when a function is
+called.
+
+References
+----------
+Atzmon, Stern & Saffidine (2018), Figures 4-6 (seed 000); Knuth & Moore (1975)
+and the adversarial-search notes (seed 004) for the best case; Chen, *A Study
+of Decision Error in Selective Game Tree Search*, Figures 1-2 (seed 003).
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .errors import ParameterError
+
+__all__ = ["plot_er_amb", "plot_leaves_vs_depth", "plot_decision_error", "STYLES"]
+
+_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_DASHES = ("-", "--", "-.", ":")
+
+STYLES = tuple({"color": c, "marker": m, "linestyle": _DASHES[i % len(_DASHES)]}
+               for i, (c, m) in enumerate(zip(_COLOURS, _MARKERS)))
+"""Line styles used in turn: colour, marker and dash all change."""
+
+
+def _style(i: int) -> dict[str, Any]:
+    return dict(STYLES[i % len(STYLES)])
+
+
+def _axes(ax: Any, count: int, *, width: float = 6.4, height: float = 4.0):
+    """(figure, list of axes): the caller's axes, or a new figure with ``count`` panels."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, axes = plt.subplots(1, count, figsize=(width * count if count > 1 else width, height),
+                                 layout="constrained")
+        axes = list(axes) if count > 1 else [axes]
+        return fig, axes
+    if hasattr(ax, "flat"):              # a numpy array of axes, from plt.subplots
+        axes = list(ax.flat)
+    else:
+        axes = list(ax) if isinstance(ax, (list, tuple)) else [ax]
+    if len(axes) != count:
+        raise ParameterError(f"this plot needs {count} axes, got {len(axes)}")
+    return axes[0].figure, axes
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise ParameterError(f"{what} must be a number, got {value!r}")
+    number = float(value)
+    if math.isnan(number):
+        raise ParameterError(f"{what} is NaN")
+    return number
+
+
+def _series_label(row: Mapping[str, Any]) -> str:
+    if "label" in row:
+        return str(row["label"])
+    parts = [f"{key[0]}={row[key]}" for key in ("branching", "depth") if key in row]
+    if not parts:
+        raise ParameterError(
+            f'each row needs a "label", or "branching"/"depth" to name its line; got keys {sorted(row)}'
+        )
+    return ", ".join(parts)
+
+
+def _er_amb_series(table: Any) -> dict[str, list[tuple[float, float, float]]]:
+    series: dict[str, list[tuple[float, float, float]]] = {}
+    if isinstance(table, Mapping):
+        for label, columns in table.items():
+            try:
+                eps, er, amb = columns
+            except (TypeError, ValueError):
+                raise ParameterError(
+                    f"series {label!r} must be (epsilons, ERs, AMBs), three equal-length lists"
+                ) from None
+            if not len(eps) == len(er) == len(amb):
+                raise ParameterError(f"series {label!r}: epsilons, ERs and AMBs differ in length")
+            series[str(label)] = [(_number(e, "epsilon"), _number(r, "ER"), _number(a, "AMB"))
+                                  for e, r, a in zip(eps, er, amb)]
+        return series
+    if isinstance(table, (str, bytes)) or not isinstance(table, Iterable):
+        raise ParameterError("table must be a list of row dicts or a mapping label -> (eps, ER, AMB)")
+    for row in table:
+        if not isinstance(row, Mapping):
+            raise ParameterError(f"each row must be a dict, got {type(row).__name__}")
+        missing = [k for k in ("epsilon", "er", "amb") if k not in row]
+        if missing:
+            raise ParameterError(f"row {dict(row)!r} lacks {missing}; rows need epsilon, er and amb")
+        series.setdefault(_series_label(row), []).append(
+            (_number(row["epsilon"], "epsilon"), _number(row["er"], "ER"), _number(row["amb"], "AMB")))
+    return series
+
+
+def plot_er_amb(table: Any, *, ax: Any = None):
+    """ER and AMB against ε, one line per tree size: Figures 4-6 of the BAB paper.
+
+    Parameters
+    ----------
+    table : list of dict, or mapping
+        Either rows ``{"epsilon": e, "er": ER, "amb": AMB, "label": ...}``
+        (instead of ``label``, ``branching`` and/or ``depth`` name the line:
+        ``"b=4, d=5"``; other keys are ignored), or a mapping
+        ``label -> (epsilons, ERs, AMBs)``.  Points of a line are sorted by ε.
+    ax : pair of matplotlib Axes, optional
+        Where to draw ER and AMB.  Default: a new figure with two panels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ParameterError
+        For rows without epsilon/er/amb or a name, or non-numbers.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rows = [{"depth": 3, "epsilon": e, "er": 1 - e / 100, "amb": e / 2} for e in (0, 20, 40)]
+    >>> fig = plot_er_amb(rows)
+    >>> [a.get_xlabel() for a in fig.axes]
+    ['ε (allowed error)', 'ε (allowed error)']
+
+    Notes
+    -----
+    ER is the number of expansions divided by BAB's with ε = 0 (Star1); AMB
+    is the root's ``U - L``.  Theorem 1 bounds AMB by ε; the AMB panel draws
+    ``AMB = ε`` as a dotted reference line.
+    """
+    series = _er_amb_series(table)
+    if not series:
+        raise ParameterError("nothing to plot: the table is empty")
+    fig, (ax_er, ax_amb) = _axes(ax, 2, width=5.0)
+    largest = 0.0
+    for i, (label, points) in enumerate(series.items()):
+        points.sort()
+        eps = [p[0] for p in points]
+        largest = max(largest, max(eps))
+        style = _style(i)
+        ax_er.plot(eps, [p[1] for p in points], label=label, **style)
+        ax_amb.plot(eps, [p[2] for p in points], label=label, **style)
+    ax_amb.plot([0, largest], [0, largest], color="#888888", linestyle=":", linewidth=1.2,
+                label="AMB = ε (Theorem 1 bound)")
+    ax_er.set(xlabel="ε (allowed error)", ylabel="ER (expansions / expansions at ε = 0)",
+              title="Expanded ratio")
+    ax_amb.set(xlabel="ε (allowed error)", ylabel="AMB (U − L at the root)",
+               title="Actual minimax bound")
+    ax_er.set_ylim(bottom=0)
+    ax_amb.set_ylim(bottom=0)
+    for a in (ax_er, ax_amb):
+        a.grid(True, alpha=0.3)
+        a.legend(fontsize="small")
+    return fig
+
+
+def _counts(counts: Any) -> dict[str, list[tuple[int, float]]]:
+    if not isinstance(counts, Mapping) or not counts:
+        raise ParameterError("counts must be a non-empty mapping ordering -> {depth: leaves}")
+    out: dict[str, list[tuple[int, float]]] = {}
+    for name, values in counts.items():
+        pairs = values.items() if isinstance(values, Mapping) else values
+        try:
+            points = sorted((int(d), _number(n, f"{name} leaves")) for d, n in pairs)
+        except (TypeError, ValueError) as exc:
+            raise ParameterError(
+                f"counts[{name!r}] must map depth -> leaves (or be (depth, leaves) pairs): {exc}"
+            ) from None
+        if any(n <= 0 for _, n in points):
+            raise ParameterError(f"counts[{name!r}]: leaf counts must be positive for a log scale")
+        out[str(name)] = points
+    return out
+
+
+def plot_leaves_vs_depth(counts: Any, branching: int, *, ax: Any = None):
+    """Leaves alpha-beta evaluates against depth, per ordering, with the theory's curves.
+
+    Parameters
+    ----------
+    counts : mapping
+        ``ordering -> {depth: leaves}`` (or ``ordering -> [(depth, leaves), ...]``),
+        e.g. averages over random trees of branching ``branching``.
+    branching : int
+        The trees' branching factor b, for the reference curves: the best case
+        ``b**ceil(d/2) + b**floor(d/2) - 1``, ``b**(3d/4)`` (random ordering,
+        roughly) and ``b**d`` (minimax).
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ParameterError
+        For an empty or malformed ``counts``, non-positive counts, or a
+        branching below 2.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> fig = plot_leaves_vs_depth({"best-first": {1: 3, 2: 5, 3: 11}}, 3)
+    >>> ax = fig.axes[0]
+    >>> ax.get_yscale(), ax.get_xlabel()
+    ('log', 'depth d')
+    """
+    series = _counts(counts)
+    if isinstance(branching, bool) or not isinstance(branching, int) or branching < 2:
+        raise ParameterError(f"branching must be an integer >= 2, got {branching!r}")
+    fig, (axis,) = _axes(ax, 1)
+    depths = sorted({d for points in series.values() for d, _ in points})
+    lo, hi = min(depths), max(depths)
+    grid = list(range(lo, hi + 1))
+    b = branching
+    theory = [
+        (r"minimax: $b^d$", [b ** d for d in grid], "-"),
+        (r"random order, roughly: $b^{3d/4}$", [b ** (0.75 * d) for d in grid], "--"),
+        (r"best case: $b^{\lceil d/2 \rceil} + b^{\lfloor d/2 \rfloor} - 1$",
+         [b ** math.ceil(d / 2) + b ** (d // 2) - 1 for d in grid], ":"),
+    ]
+    for label, values, dash in theory:
+        axis.plot(grid, values, color="#777777", linestyle=dash, linewidth=1.4, label=label)
+    for i, (name, points) in enumerate(series.items()):
+        axis.plot([d for d, _ in points], [n for _, n in points], label=name, **_style(i))
+    axis.set_yscale("log")
+    axis.set(xlabel="depth d", ylabel="leaves evaluated (log scale)",
+             title=f"Alpha-beta leaves by move ordering (b = {b})")
+    axis.set_xticks(grid)
+    axis.grid(True, which="major", alpha=0.3)
+    axis.legend(fontsize="small")
+    return fig
+
+
+def plot_decision_error(rows: Sequence[Mapping[str, Any]], *, ax: Any = None):
+    """Chen's decision error against nodes searched, one line per skip number.
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``{"nodes": N, "error": E, "skip": s}``, optionally ``"depth": d``
+        (written beside the point) and ``"label"`` (names the line instead of
+        ``s = ...``).  Points of a line are joined in order of ``nodes``.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ParameterError
+        For rows without nodes/error or without skip/label, or nodes <= 0.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rows = [{"skip": 0, "depth": d, "nodes": 5 ** d, "error": 1 / d} for d in (1, 2, 3)]
+    >>> fig = plot_decision_error(rows)
+    >>> fig.axes[0].get_xscale(), fig.axes[0].get_ylabel()
+    ('log', 'average decision error')
+
+    Notes
+    -----
+    A line that does not fall as nodes grow shows pathology: searching deeper
+    made decisions worse (Chen, Figures 1-2).
+    """
+    if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
+        raise ParameterError("rows must be a list of dicts with nodes, error and skip")
+    series: dict[str, list[tuple[float, float, Any]]] = {}
+    for row in rows:
+        if not isinstance(row, Mapping) or "nodes" not in row or "error" not in row:
+            raise ParameterError(f"each row needs 'nodes' and 'error', got {row!r}")
+        if "label" in row:
+            label = str(row["label"])
+        elif "skip" in row:
+            label = f"s = {row['skip']}"
+        else:
+            raise ParameterError(f"each row needs 'skip' (or 'label') to name its line, got {row!r}")
+        nodes = _number(row["nodes"], "nodes")
+        if nodes <= 0:
+            raise ParameterError(f"nodes must be positive for a log scale, got {nodes}")
+        series.setdefault(label, []).append((nodes, _number(row["error"], "error"), row.get("depth")))
+    if not series:
+        raise ParameterError("nothing to plot: no rows")
+    fig, (axis,) = _axes(ax, 1)
+    for i, (label, points) in enumerate(series.items()):
+        points.sort(key=lambda p: p[0])
+        axis.plot([p[0] for p in points], [p[1] for p in points], label=label, **_style(i))
+        for x, y, depth in points:
+            if depth is not None:
+                axis.annotate(f"d={depth}", (x, y), textcoords="offset points", xytext=(3, 4),
+                              fontsize=7, color="#444444")
+    axis.set_xscale("log")
+    axis.set(xlabel="nodes searched (log scale)", ylabel="average decision error",
+             title="Decision error of selective search")
+    axis.set_ylim(bottom=0)
+    axis.grid(True, alpha=0.3)
+    axis.legend(title="moves skipped per node", fontsize="small")
+    return fig

@@ -1,0 +1,28 @@
+"""Interactive explorers for JupyterLab (ipywidgets 8).
+
+=============================  ========================================================
+explorer                       what moves, what it shows
+=============================  ========================================================
+:func:`epsilon_explorer`       ε (and a random tree's shape): the BAB-pruned tree,
+                               root [L, U], ER and AMB
+:func:`ordering_explorer`      the move ordering: alpha-beta's pruned tree and leaf
+                               count beside the best case and minimax
+:func:`step_through`           a search's trace, event by event
+:func:`chance_pruning_explorer`  the CS 520 note's game: its thresholds and Star1
+=============================  ========================================================
+
+Each returns a container widget whose controls are attributes (e.g.
+``explorer.epsilon``); setting a control's ``value`` re-searches and replaces
+the picture and numbers in place (one HTML widget each, never appended to).
+"""
+
+from .chance import ChancePruningExplorer, chance_pruning_explorer
+from .epsilon import EpsilonExplorer, epsilon_explorer
+from .ordering import OrderingExplorer, best_case_leaves, ordering_explorer
+from .step import StepThrough, step_through
+
+__all__ = [
+    "epsilon_explorer", "ordering_explorer", "step_through", "chance_pruning_explorer",
+    "EpsilonExplorer", "OrderingExplorer", "StepThrough", "ChancePruningExplorer",
+    "best_case_leaves",
+]

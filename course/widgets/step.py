@@ -1,0 +1,136 @@
+"""The step-through player: a search's trace, one event at a time."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..draw import describe_event, draw_tree
+from ..errors import ParameterError
+from ..game import Game
+from ..search import ALGORITHMS
+from ..trees import TreeGame
+from ._common import Explorer, as_tree
+
+__all__ = ["StepThrough", "step_through"]
+
+
+class StepThrough(Explorer):
+    """Widget state of :func:`step_through`; drive it through ``slider.value``.
+
+    Attributes
+    ----------
+    slider : ipywidgets.IntSlider
+        How many trace events have happened (0 to ``len(trace)``).
+    play : ipywidgets.Play
+        Plays the trace forward in the browser (linked to the slider there).
+    previous, next : ipywidgets.Button
+        One event back or forward.
+    event : ipywidgets.HTML
+        One line saying what the last event did.
+    result : SearchResult
+        The traced search being played.
+    """
+
+    def __init__(self, game: TreeGame, result: Any, *, interval: int) -> None:
+        self.game = game
+        self.result = result
+        self.events = result.trace.events
+        n = len(self.events)
+        self.slider = widgets.IntSlider(value=0, min=0, max=n, description="step",
+                                        continuous_update=True, layout=widgets.Layout(width="420px"))
+        self.play = widgets.Play(value=0, min=0, max=n, step=1, interval=interval,
+                                 description="play", show_repeat=False)
+        widgets.jslink((self.play, "value"), (self.slider, "value"))
+        self.previous = widgets.Button(description="◀ previous", layout=widgets.Layout(width="110px"))
+        self.next = widgets.Button(description="next ▶", layout=widgets.Layout(width="110px"))
+        self.previous.on_click(lambda _: self.step(-1))
+        self.next.on_click(lambda _: self.step(+1))
+        self.event = widgets.HTML()
+        self._pictures: dict[int, Any] = {}
+        super().__init__([widgets.HBox([self.play, self.previous, self.next, self.slider]), self.event])
+        self.watch(self.slider)
+        self.refresh()
+
+    def step(self, delta: int) -> None:
+        """Move ``delta`` events forward (negative: back), staying inside the trace."""
+        self.slider.value = min(max(self.slider.value + delta, 0), self.slider.max)
+
+    def describe(self, upto: int) -> str:
+        """The line shown after ``upto`` events."""
+        if upto == 0:
+            return (f"Step 0 of {len(self.events)}: nothing searched yet. "
+                    "Press ▶ or <i>next</i> to start.")
+        event = self.events[upto - 1]
+        node = self.game.node(event.path) if event.path is not None else None
+        name = node.label if node is not None and node.label else None
+        text = html.escape(describe_event(event, index=upto - 1, name=name))
+        return f"<b>{text}</b> &nbsp; (of {len(self.events)} steps)"
+
+    def compute(self):
+        upto = self.slider.value
+        picture = self._pictures.get(upto)
+        if picture is None:
+            picture = draw_tree(self.game, self.result, upto=upto, title="")
+            self._pictures[upto] = picture
+        self.event.value = self.describe(upto)
+        result = self.result
+        done = ""
+        if upto == len(self.events):
+            outcome = (f"value {result.value}" if result.value is not None
+                       else f"[{result.lower}, {result.upper}]")
+            done = (f"<p>Finished: {outcome}; {result.evaluated} leaves evaluated, "
+                    f"{result.expanded} nodes expanded; root move {result.move}.</p>")
+        return picture, done
+
+
+def step_through(game: Game, algorithm: str = "alphabeta", **search_kwargs: Any) -> StepThrough:
+    """Play a search's trace forward and back: slider, ◀ previous / next ▶, and ▶ play.
+
+    Each step shows the tree after that many trace events: the node the event
+    was about (thick outline), the path to it, each node's window or bounds
+    as they are then, cut-offs as they happen (``cut``, dashed subtrees), and
+    a line of text saying what the event did.
+
+    Parameters
+    ----------
+    game : Game
+        An explicit tree (other games are expanded with
+        :func:`~course.trees.game_to_tree`; keep them small).
+    algorithm : str
+        One of :data:`course.search.ALGORITHMS` (``minimax``, ``expectimax``,
+        ``alphabeta``, ``star1``, ``bab``, ``naive-epsilon``).
+    **search_kwargs
+        Passed to the search (e.g. ``epsilon=2`` for ``bab``, ``order=...``);
+        ``interval=`` (milliseconds between played steps, default 800) is
+        taken by the player itself.
+
+    Returns
+    -------
+    StepThrough
+        A VBox; set ``.slider.value`` to move.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown algorithm or a ``game`` that is not a game (and
+        whatever the search raises for its arguments).
+
+    Examples
+    --------
+    >>> from course.examples import aima_figure_5_2
+    >>> player = step_through(aima_figure_5_2())
+    >>> player.slider.max
+    26
+    >>> player.slider.value = 1
+    >>> "enter MAX node A root" in player.event.value
+    True
+    """
+    if algorithm not in ALGORITHMS:
+        raise ParameterError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    interval = search_kwargs.pop("interval", 800)
+    tree = as_tree(game)
+    result = ALGORITHMS[algorithm](tree, trace=True, **search_kwargs)
+    return StepThrough(tree, result, interval=interval)

@@ -1,0 +1,455 @@
+"""Tests of course.draw: pictures of trees and searches, the engine, the legend and the CLI.
+
+Fixture trees (MAX triangles up, MIN down, leaves boxed):
+
+AIMA figure 5.2 (alpha-beta cuts C after C1 = 2 <= alpha = 3)::
+
+                 A
+        B        C        D
+      3 12 8   2 4 6   14 5 2
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import random
+import re
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from course import Game, Player, alphabeta, bab, expectimax, minimax, parse_tree, star1
+from course.cli import main as cli_main
+from course.draw import RenderError, TreePicture, describe_event, draw_tree, find_engine, legend
+from course.draw import engine as engine_module
+from course.errors import ParameterError
+from course.examples import aima_figure_5_2, bab_figure3, chance_note_game
+
+NODE_GROUP = re.compile(r'<g id="([^"]+)" class="node"')
+
+
+def node_groups(svg: str) -> list[str]:
+    """Ids of the SVG's node groups, in document order."""
+    return NODE_GROUP.findall(svg)
+
+
+def group(svg: str, node_id: str) -> str:
+    """The SVG of one node's group, entities decoded (Graphviz writes "-" as "&#45;")."""
+    start = svg.index(f'<g id="{node_id}" class="node"')
+    end = svg.find('<g id="', start + 10)
+    while end != -1 and svg.startswith('<g id="a_', end):   # the tooltip's inner <a> group
+        end = svg.find('<g id="', end + 10)
+    return html.unescape(svg[start:end if end != -1 else len(svg)])
+
+
+def uniform_tree(b: int, d: int, seed: int = 0, low: int = 0, high: int = 100):
+    """A uniform random tree (MAX root), built here so the test needs no generator."""
+    rng = random.Random(seed)
+
+    def node(depth: int):
+        if depth == d:
+            return rng.randint(low, high)
+        return [node(depth + 1) for _ in range(b)]
+
+    return parse_tree({"tree": node(0), "bounds": [low, high]})
+
+
+@pytest.fixture(scope="module")
+def aima():
+    game = aima_figure_5_2()
+    return game, alphabeta(game, trace=True)
+
+
+@pytest.fixture
+def no_dot(monkeypatch, tmp_path):
+    """PATH holds nothing: no system `dot` (graphviz-pure is still found beside python)."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    return empty
+
+
+# -- the engine ---------------------------------------------------------------------------------
+
+def test_renders_without_dot_on_path(no_dot, aima):
+    import shutil
+
+    assert shutil.which("dot") is None
+    kind, program = find_engine()
+    assert kind == "graphviz-pure"
+    assert Path(program).parent == Path(sys.executable).parent
+    game, result = aima
+    picture = draw_tree(game, result)
+    svg = picture.svg()
+    assert svg.lstrip().startswith("<?xml") and "</svg>" in svg
+    assert picture.png().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def _fake_dot(folder: Path, real: str) -> Path:
+    """A `dot` program that forwards to graphviz-pure (stands in for a system Graphviz)."""
+    script = folder / "dot"
+    script.write_text(f'#!/bin/sh\nexec "{real}" "$@"\n')
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+@pytest.mark.skipif(os.name == "nt", reason="uses a shell script as a fake dot")
+def test_falls_back_to_system_dot(monkeypatch, tmp_path):
+    _, real = find_engine()
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    fake = _fake_dot(folder, real)
+    monkeypatch.setattr(engine_module, "_candidates", lambda: [])
+    monkeypatch.setenv("PATH", str(folder))
+    assert find_engine() == ("dot", str(fake))
+    assert node_groups(TreePicture("digraph { a -> b }").svg()) == ["node1", "node2"]
+
+
+def test_no_engine_is_a_clear_error(monkeypatch, no_dot):
+    monkeypatch.setattr(engine_module, "_candidates", lambda: [])
+    with pytest.raises(RenderError, match="pip install"):
+        find_engine()
+    with pytest.raises(RenderError):
+        TreePicture("digraph { a }").svg()
+
+
+def test_engine_failure_is_reported():
+    with pytest.raises(RenderError, match="failed"):
+        engine_module.run_engine("digraph { this is not dot ")
+    with pytest.raises(ValueError, match="unknown picture format"):
+        engine_module.run_engine("digraph { a }", "gif")
+
+
+def test_source_fixes_fonts_and_layout(aima):
+    source = draw_tree(*aima).source
+    for kind in ("graph", "node", "edge"):
+        assert re.search(rf'^{kind} \[fontname="Helvetica"', source, re.M), kind
+    assert 'ordering="out"' in source
+
+
+# -- one Graphviz node per tree node -------------------------------------------------------------
+
+def test_one_svg_node_group_per_tree_node(aima):
+    game, result = aima
+    for picture in (draw_tree(game), draw_tree(game, result), draw_tree(game, result, upto=5)):
+        ids = node_groups(picture.svg())
+        assert sorted(ids) == sorted(picture.nodes)
+        assert len(ids) == game.root.size == 13
+        assert picture.svg().count('class="node"') == 13
+
+
+def test_node_ids_follow_paths(aima):
+    game, result = aima
+    ids = set(draw_tree(game, result).nodes)
+    expected = {"n" + "".join(f"_{i}" for i in node.path) for node in game.root.iter_nodes()}
+    assert ids == expected
+
+
+def test_legend_adds_only_legend_nodes(aima):
+    game, result = aima
+    alone = node_groups(legend().svg())
+    assert alone and all(i.startswith("legend_") for i in alone)
+    with_legend = node_groups(draw_tree(game, result, legend=True).svg())
+    tree_ids = [i for i in with_legend if not i.startswith("legend_")]
+    assert len(tree_ids) == 13
+    assert sorted(i for i in with_legend if i.startswith("legend_")) == sorted(alone)
+
+
+# -- what a search looks like ----------------------------------------------------------------------
+
+def test_pruned_nodes_are_dashed_and_faded(aima):
+    game, result = aima
+    picture = draw_tree(game, result)
+    assert picture.nodes["n_1_1"] == picture.nodes["n_1_2"] == "pruned"
+    svg = picture.svg()
+    pruned, visited = group(svg, "n_1_1"), group(svg, "n_1_0")
+    assert "stroke-dasharray" in pruned and 'stroke="#8c8c8c"' in pruned.lower()
+    assert "stroke-dasharray" not in visited and 'stroke="#000000"' in visited.lower()
+    assert "pruned:" in pruned and "visited:" in visited          # tooltips say so
+    edge = svg[svg.index('id="e_1_1"'):]
+    assert "stroke-dasharray" in edge.split("</g>")[0]
+
+
+def test_values_windows_order_and_cut(aima):
+    game, result = aima
+    svg = draw_tree(game, result).svg()
+    root = group(svg, "n")
+    assert ">3<" in root and "α=-∞ β=+∞" in root
+    # C returned 2 <= alpha = 3: only a bound, written ≤2, searched with alpha = 3
+    c = group(svg, "n_1")
+    assert ">≤2<" in c and "α=3 β=+∞" in c
+    # leaves carry their evaluation order
+    orders = {leaf: f"#{k + 1}" for k, leaf in enumerate(result.leaves)}
+    for path, tag in orders.items():
+        assert f">{tag}<" in group(svg, "n" + "".join(f"_{i}" for i in path))
+    assert ">cut<" in svg
+    # the chosen root move is bold
+    chosen = svg[svg.index('id="e_0"'):].split("</g>")[0]
+    assert 'stroke-width="4"' in chosen
+
+
+def test_bounded_search_shows_bounds():
+    game = bab_figure3()
+    picture = draw_tree(game, bab(game, epsilon=1, trace=True))
+    svg = picture.svg()
+    assert ">[7, 8]<" in group(svg, "n")
+    assert picture.title == "bab (ε=1): value in [7, 8], 3 leaves evaluated"
+    assert picture.nodes["n_1_1"] == "pruned"
+
+
+def test_chance_edges_carry_probabilities():
+    game = chance_note_game()
+    svg = draw_tree(game, star1(game, trace=True)).svg()
+    labels = re.findall(r'<g id="e_(\d)_(\d)" class="edge">.*?>([0-9/]+)</text>', svg, re.S)
+    assert {(a, b): p for a, b, p in labels} == {("0", "0"): "1/2", ("0", "1"): "1/2",
+                                                 ("1", "0"): "4/5", ("1", "1"): "1/5"}
+
+
+def test_exact_searches_show_values():
+    game = parse_tree({"chance": [[0.5, [1, 5]], [0.5, 3]]})
+    svg = draw_tree(game, expectimax(game, trace=True)).svg()
+    assert ">4<" in group(svg, "n") and ">5<" in group(svg, "n_0")
+    picture = draw_tree(parse_tree([[1, 2], [3, 4]]), minimax(parse_tree([[1, 2], [3, 4]]), trace=True))
+    assert set(picture.nodes.values()) == {"visited"}
+
+
+# -- stepping through a trace -----------------------------------------------------------------------
+
+def positions(svg: str) -> dict[str, tuple[float, float]]:
+    """Node id -> its shape's first point, relative to the root's (the title may shift all)."""
+    out = {}
+    for node_id in node_groups(svg):
+        body = group(svg, node_id)
+        match = re.search(r'points="([-0-9.]+),([-0-9.]+)|cx="([-0-9.]+)" cy="([-0-9.]+)"', body)
+        x, y = (float(v) for v in match.groups() if v is not None)
+        out[node_id] = (x, y)
+    x0, y0 = out["n"]
+    return {k: (round(x - x0, 1), round(y - y0, 1)) for k, (x, y) in out.items()}
+
+
+def test_step_through_states(aima):
+    game, result = aima
+    events = result.trace.events
+    start = draw_tree(game, result, upto=0)
+    assert set(start.nodes.values()) == {"pending"}
+    assert start.title == "alphabeta: after step 0 of 26"
+    for k in (1, 3, 9, 14, 20):
+        picture = draw_tree(game, result, upto=k)
+        current = "n" + "".join(f"_{i}" for i in events[k - 1].path)
+        assert picture.nodes[current] == "current"
+        assert list(picture.nodes.values()).count("current") == 1
+        svg = picture.svg()
+        assert 'stroke-width="3.5"' in group(svg, current)
+        # every edge on the path from the root to the current node is thick
+        path = events[k - 1].path
+        for depth in range(1, len(path) + 1):
+            edge_id = "e" + "".join(f"_{i}" for i in path[:depth])
+            edge = svg[svg.index(f'id="{edge_id}"'):].split("</g>")[0]
+            assert 'stroke-width="3"' in edge
+    # after C1 is cut (event 14 is the cut-off), C2 and C3 are pruned; before it, pending
+    cut_at = next(i for i, e in enumerate(events) if e.kind == "cutoff")
+    assert draw_tree(game, result, upto=cut_at).nodes["n_1_1"] == "pending"
+    assert draw_tree(game, result, upto=cut_at + 1).nodes["n_1_1"] == "pruned"
+    # the chosen move is shown only once the search is over
+    assert 'stroke-width="4"' not in draw_tree(game, result, upto=len(events) - 1).svg()
+    assert 'stroke-width="4"' in draw_tree(game, result, upto=len(events)).svg()
+
+
+def test_live_window_while_inside_a_node(aima):
+    game, result = aima
+    events = result.trace.events
+    # after B returns 3, the root's live window is alpha = 3 (it was entered with -inf)
+    k = next(i for i, e in enumerate(events) if e.kind == "update" and e.path == ()) + 1
+    svg = draw_tree(game, result, upto=k).svg()
+    assert "α=3 β=+∞" in group(svg, "n") and ">v=3<" in group(svg, "n")
+    assert "α=-∞ β=+∞" in group(draw_tree(game, result).svg(), "n")
+
+
+def test_step_layout_does_not_move(aima):
+    game, result = aima
+    layouts = [positions(draw_tree(game, result, upto=k).svg()) for k in (0, 5, 12, 26)]
+    assert all(layout == layouts[0] for layout in layouts)
+    bounded = bab_figure3()
+    traced = bab(bounded, epsilon=2, trace=True)
+    layouts = [positions(draw_tree(bounded, traced, upto=k).svg())
+               for k in range(0, len(traced.trace) + 1, 3)]
+    assert all(layout == layouts[0] for layout in layouts)
+
+
+def test_describe_event(aima):
+    _, result = aima
+    texts = [describe_event(e, index=i) for i, e in enumerate(result.trace)]
+    assert texts[0] == "step 1: enter MAX node root with window α=-∞ β=+∞"
+    assert texts[2] == "step 3: evaluate leaf (0, 0): 3"
+    assert any(t.startswith("step") and "cut-off at (1,): v=2 <= alpha=3; skipping children 1, 2" in t
+               for t in texts)
+    assert texts[-1] == "step 26: root returns 3"
+    assert describe_event(result.trace[1], name="B") == "enter MIN node B (0,) with window α=-∞ β=+∞"
+
+
+# -- big trees ---------------------------------------------------------------------------------------
+
+def summaries(picture: TreePicture) -> dict[str, int]:
+    """Summary node id -> the number of leaves it stands for (read from the SVG)."""
+    svg = picture.svg()
+    out = {}
+    for node_id in node_groups(svg):
+        if node_id.startswith("s"):
+            out[node_id] = int(re.search(r">… (\d+) lea", group(svg, node_id)).group(1))
+    return out
+
+
+def test_big_tree_is_summarised():
+    game = uniform_tree(4, 5)                       # 1365 nodes, 1024 leaves
+    picture = draw_tree(game)
+    assert len(picture.nodes) <= 200
+    assert len(node_groups(picture.svg())) == len(picture.nodes)
+    shown_leaves = sum(1 for s in picture.nodes if s.startswith("n") and s.count("_") == 5)
+    assert sum(summaries(picture).values()) + shown_leaves == 1024
+    small = draw_tree(game, max_nodes=20)
+    assert len(small.nodes) <= 20
+    assert set(summaries(small).values()) == {256}     # "... 256 leaves" under each root child
+
+
+def test_search_on_big_tree_draws_visited_part_first():
+    game = uniform_tree(4, 4, seed=3)
+    result = alphabeta(game, trace=True)
+    picture = draw_tree(game, result, max_nodes=120)
+    assert len(picture.nodes) <= 120
+    statuses = picture.nodes
+    # every drawn non-summary node is visited or pruned, and the root's children are all drawn
+    assert {statuses[f"n_{i}"] for i in range(4)} <= {"visited", "pruned"}
+    assert "summary" in statuses.values()
+
+
+def test_max_depth_collapses(aima):
+    game, result = aima
+    picture = draw_tree(game, result, max_depth=1)
+    assert sorted(picture.nodes) == ["n", "n_0", "n_1", "n_2", "s_0", "s_1", "s_2"]
+    assert summaries(picture) == {"s_0": 3, "s_1": 3, "s_2": 3}
+    assert draw_tree(game, max_depth=0).nodes.keys() == {"n", "s"}
+
+
+def test_subtree_from_state(aima):
+    game, _ = aima
+    node = game.node((2,))
+    picture = draw_tree(game, state=node)
+    assert sorted(picture.nodes) == ["n", "n_0", "n_1", "n_2"]
+    result = alphabeta(game, node, trace=True)
+    assert draw_tree(game, result, state=node).nodes["n"] == "visited"
+
+
+# -- games that are not explicit trees ----------------------------------------------------------------
+
+class CountDown(Game):
+    """Players alternately take 1 or 2 from a counter; whoever takes the last one wins (+1 for MAX)."""
+
+    vmin, vmax = -1, 1
+
+    def initial_state(self):
+        return (4, Player.MAX)
+
+    def turn(self, state):
+        return state[1]
+
+    def moves(self, state):
+        return [k for k in (1, 2) if k <= state[0]]
+
+    def result(self, state, move):
+        return (state[0] - move, state[1].opponent())
+
+    def is_terminal(self, state):
+        return state[0] == 0
+
+    def utility(self, state):
+        return -1 if state[1] is Player.MAX else 1   # the player to move has just lost
+
+    def describe_move(self, state, move):
+        return f"take {move}"
+
+
+def test_any_game_is_expanded_with_move_labels():
+    game = CountDown()
+    picture = draw_tree(game, minimax(game, trace=True))
+    svg = picture.svg()
+    assert "take 1" in svg and "take 2" in svg
+    assert set(picture.nodes.values()) == {"visited"}
+    shallow = draw_tree(game, max_depth=2)
+    assert max(i.count("_") for i in shallow.nodes) == 2
+
+
+# -- saving, errors ------------------------------------------------------------------------------
+
+def test_save_by_suffix(tmp_path, aima):
+    picture = draw_tree(*aima)
+    assert picture.save(tmp_path / "a.svg").read_text().count('class="node"') == 13
+    png = picture.save(tmp_path / "a.png").read_bytes()
+    assert png.startswith(b"\x89PNG")
+    width = int.from_bytes(png[16:20], "big")
+    assert width > 400                                  # 144 dpi by default
+    with pytest.raises(ParameterError, match=r"\*\.svg or \*\.png"):
+        picture.save(tmp_path / "a.pdf")
+    assert picture._repr_svg_() == picture.svg()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"upto": 3}, "needs a search result"),
+    ({"max_nodes": 0}, "max_nodes must be an integer >= 1"),
+    ({"max_depth": -1}, "max_depth must be an integer >= 0"),
+])
+def test_bad_arguments(kwargs, message, aima):
+    game, _ = aima
+    with pytest.raises(ParameterError, match=message):
+        draw_tree(game, **kwargs)
+
+
+def test_bad_results(aima):
+    game, result = aima
+    with pytest.raises(ParameterError, match="trace=True"):
+        draw_tree(game, alphabeta(game))
+    with pytest.raises(ParameterError, match="past the end"):
+        draw_tree(game, result, upto=len(result.trace) + 1)
+    with pytest.raises(ParameterError, match=r"visits node \(2,\), which this tree does not have"):
+        draw_tree(parse_tree([[1, 2], [3, 4]]), alphabeta(parse_tree([[1], [2], [3, 4, 5, 6]]),
+                                                          trace=True))
+    with pytest.raises(ParameterError, match="course Game"):
+        draw_tree([[1, 2]])
+
+
+# -- command line ------------------------------------------------------------------------------------
+
+@pytest.fixture
+def tree_file(tmp_path):
+    path = tmp_path / "tree.json"
+    path.write_text('{"tree": [[3, 12, 8], [2, 4, 6], [14, 5, 2]], "bounds": [0, 20]}')
+    return path
+
+
+def test_cli_render(tree_file, tmp_path, no_dot):
+    out = tmp_path / "ab.svg"
+    assert cli_main(["render", str(tree_file), "-o", str(out), "--algorithm", "alphabeta"]) == 0
+    svg = out.read_text()
+    assert len(node_groups(svg)) == 13 and "alphabeta: value 3" in svg
+    png = tmp_path / "bab.png"
+    assert cli_main(["render", str(tree_file), "-o", str(png), "--algorithm", "bab",
+                     "--epsilon", "2", "--legend"]) == 0
+    assert png.read_bytes().startswith(b"\x89PNG")
+    plain = tmp_path / "plain.svg"
+    assert cli_main(["render", str(tree_file), "-o", str(plain)]) == 0
+    assert "alphabeta" not in plain.read_text()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["-o", "x.gif"], "name it *.svg or *.png"),
+    (["-o", "x.svg", "--epsilon", "1"], "--epsilon needs --algorithm"),
+    (["-o", "x.svg", "--algorithm", "alphabeta", "--epsilon", "1"], "--epsilon applies to"),
+    (["-o", "x.svg", "--algorithm", "alphabeta", "--upto", "99"], "past the end"),
+])
+def test_cli_errors(tree_file, extra, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["render", str(tree_file), *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

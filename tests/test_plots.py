@@ -1,0 +1,105 @@
+"""Tests of course.plots: each helper returns a figure with labelled axes and a legend."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from course.errors import ParameterError  # noqa: E402
+from course.plots import plot_decision_error, plot_er_amb, plot_leaves_vs_depth  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def labelled(ax) -> bool:
+    return bool(ax.get_xlabel()) and bool(ax.get_ylabel()) and ax.get_legend() is not None
+
+
+ROWS = [{"branching": 4, "depth": d, "epsilon": e, "er": 1 - e / (20 * d), "amb": e * 0.8}
+        for d in (3, 5) for e in (16, 0, 8)]
+
+
+def test_er_amb_from_rows():
+    fig = plot_er_amb(ROWS)
+    er, amb = fig.axes
+    assert labelled(er) and labelled(amb)
+    labels = [t.get_text() for t in er.get_legend().get_texts()]
+    assert labels == ["b=4, d=3", "b=4, d=5"]
+    line = er.get_lines()[0]
+    assert list(line.get_xdata()) == [0, 8, 16]            # sorted by epsilon
+    assert list(line.get_ydata()) == [1.0, 1 - 8 / 60, 1 - 16 / 60]
+    # the AMB panel carries the AMB = eps bound of Theorem 1
+    assert any("Theorem 1" in t.get_text() for t in amb.get_legend().get_texts())
+
+
+def test_er_amb_from_mapping_on_given_axes():
+    fig, axes = plt.subplots(1, 2)
+    out = plot_er_amb({"d=3": ([0, 10], [1.0, 0.5], [0.0, 7.5])}, ax=axes)
+    assert out is fig
+    assert list(axes[1].get_lines()[0].get_ydata()) == [0.0, 7.5]
+
+
+@pytest.mark.parametrize("table, message", [
+    ([], "empty"),
+    ([{"epsilon": 0, "er": 1}], "lacks"),
+    ([{"epsilon": 0, "er": 1, "amb": 0}], "label"),
+    ({"x": ([0, 1], [1], [0, 1])}, "differ in length"),
+    ([{"label": "a", "epsilon": "zero", "er": 1, "amb": 0}], "must be a number"),
+])
+def test_er_amb_errors(table, message):
+    with pytest.raises(ParameterError, match=message):
+        plot_er_amb(table)
+
+
+def test_leaves_vs_depth():
+    counts = {"best-first": {1: 3, 2: 5, 3: 11, 4: 17}, "random": [(4, 40), (1, 3), (2, 7), (3, 19)]}
+    fig = plot_leaves_vs_depth(counts, 3)
+    (ax,) = fig.axes
+    assert labelled(ax) and ax.get_yscale() == "log"
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert list(lines["random"].get_xdata()) == [1, 2, 3, 4]
+    assert list(lines[r"minimax: $b^d$"].get_ydata()) == [3, 9, 27, 81]
+    best = next(line for label, line in lines.items() if label.startswith("best case"))
+    assert list(best.get_ydata()) == [3, 5, 11, 17]
+
+
+@pytest.mark.parametrize("counts, branching, message", [
+    ({}, 3, "non-empty"),
+    ({"given": {1: 0}}, 3, "positive"),
+    ({"given": {1: 3}}, 1, "branching"),
+    ({"given": 5}, 3, "depth -> leaves"),
+])
+def test_leaves_vs_depth_errors(counts, branching, message):
+    with pytest.raises(ParameterError, match=message):
+        plot_leaves_vs_depth(counts, branching)
+
+
+def test_decision_error():
+    rows = [{"skip": s, "depth": d, "nodes": 5 ** d - s * d, "error": 1 / (d + s)}
+            for s in (0, 2) for d in (3, 1, 2)]
+    fig = plot_decision_error(rows)
+    (ax,) = fig.axes
+    assert labelled(ax) and ax.get_xscale() == "log"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["s = 0", "s = 2"]
+    assert list(ax.get_lines()[0].get_xdata()) == [5, 25, 125]   # joined in order of nodes
+    assert sum(1 for t in ax.texts if t.get_text().startswith("d=")) == 6
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([{"nodes": 5}], "'nodes' and 'error'"),
+    ([{"nodes": 5, "error": 0.1}], "skip"),
+    ([{"nodes": 0, "error": 0.1, "skip": 0}], "positive"),
+    ([], "no rows"),
+    ("rows", "list of dicts"),
+])
+def test_decision_error_errors(rows, message):
+    with pytest.raises(ParameterError, match=message):
+        plot_decision_error(rows)
