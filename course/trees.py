@@ -365,8 +365,23 @@ def tree_to_obj(game: TreeGame, *, with_bounds: bool = True) -> Any:
 
 
 def dumps_tree(game: TreeGame, **json_kwargs: Any) -> str:
-    """The tree as JSON text."""
+    """The tree as JSON text.
+
+    JSON has no fractions: :class:`~fractions.Fraction` values (exact
+    probabilities, utilities) are written as floats.
+
+    >>> from fractions import Fraction
+    >>> dumps_tree(parse_tree({"chance": [[Fraction(1, 4), 1], [Fraction(3, 4), 2]]}))
+    '{"tree": {"chance": [[0.25, 1], [0.75, 2]]}, "bounds": [1, 2]}'
+    """
+    json_kwargs.setdefault("default", _json_number)
     return json.dumps(tree_to_obj(game), **json_kwargs)
+
+
+def _json_number(x: Any) -> float:
+    if isinstance(x, Real):
+        return float(x)
+    raise TypeError(f"{type(x).__name__} is not JSON serializable")
 
 
 def game_to_tree(

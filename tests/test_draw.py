@@ -453,3 +453,17 @@ def test_cli_errors(tree_file, extra, message, capsys, tmp_path, monkeypatch):
     assert cli_main(["render", str(tree_file), *extra]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_labels_that_only_repeat_the_index_are_not_drawn():
+    from course.games import random_tree, stochastic_random_tree
+
+    expanded = random_tree(2, 2, seed=1).to_tree()           # every node labelled "0" or "1"
+    assert expanded.root.children[1].label == "1"
+    assert "<B>" not in draw_tree(expanded).source             # no node names
+    game = stochastic_random_tree(2, 1, seed=1)                # outcomes described "k (p)"
+    edge_labels = re.findall(r'-> n_\d_\d \[.*?label="([^"]*)"', draw_tree(game).source)
+    assert sorted(edge_labels) == ["0.2", "0.2", "0.8", "0.8"]
+    named = parse_tree({"label": "A", "max": [{"label": "B", "value": 1}, {"label": "0", "value": 2}]})
+    source = draw_tree(named).source
+    assert "<B>A</B>" in source and ">B</FONT>" in source    # real names stay

@@ -385,7 +385,9 @@ def test_cops_robbers_text_round_trip():
     for seed in range(5):
         game = CopsAndRobbers(obstacles=0.2, seed=seed)
         again = CopsAndRobbers.from_text(game.render())
-        assert again.blocked == game.blocked and again.initial_state() == game.initial_state()
+        start, back = game.initial_state(), again.initial_state()
+        assert again.blocked == game.blocked and back.robber == start.robber
+        assert sorted(back.cops) == sorted(start.cops)          # read back row by row
 
 
 def test_cornered_robber_is_caught_in_the_first_round():
@@ -396,7 +398,7 @@ def test_cornered_robber_is_caught_in_the_first_round():
     """
     # Whole games (every line ends by the time limit), searched to the end.
     assert minimax(CopsAndRobbers.from_text(board, time_limit=2)).value == 1
-    game = CopsAndRobbers.from_text(board)
+    game = CopsAndRobbers.from_text(board, time_limit=3)
     assert alphabeta(game).value == 1 and star1(game).value == 1
     for move in game.moves(game.initial_state()):   # whatever the robber does, a cop lands on it
         after = game.result(game.initial_state(), move)
@@ -409,6 +411,23 @@ def test_robber_walking_onto_a_cop_is_caught():
     s = game.result(game.initial_state(), "E")
     assert s.caught and game.is_terminal(s) and game.utility(s) == 1
     assert game.render(s, status=True).endswith("caught in round 1: score 1")
+
+
+def test_status_lines_say_how_the_game_ended():
+    game = CopsAndRobbers.from_text("R .\n. C", time_limit=1)
+    s = game.result(game.result(game.initial_state(), "stay"), ("stay",))
+    assert game.is_terminal(s) and game.utility(s) == 1
+    assert game.render(s, status=True).endswith("escaped: 1 rounds without capture, score 1")
+    limited = CopsAndRobbers.from_text("R . .\nC . C", depth_limit=1)
+    s = limited.result(limited.initial_state(), "E")               # distances 2 and 2
+    assert limited.is_terminal(s) and limited.utility(s) == 2       # 0 rounds completed + 2
+    assert limited.render(s, status=True).endswith("depth limit reached: estimated score 2")
+    limited = CopsAndRobbers.from_text("R . .\nC C .", depth_limit=1)
+    s = limited.result(limited.initial_state(), "stay")            # distances 1 and 2
+    assert limited.utility(s) == Fraction(3, 2)
+    assert limited.render(s, status=True).endswith("estimated score 3/2 (~1.50)")
+    assert game.render(game.result(game.initial_state(), "E"), status=True).endswith(
+        "round 1 of 1: cops to move")
 
 
 def test_one_cop_never_catches_the_robber_on_a_cycle():
@@ -497,8 +516,9 @@ def test_state_at_places_pieces():
         game.state_at((0, 0), [(0, 4), (0, 3)])
     with pytest.raises(ParameterError, match="rounds must be an integer from 1"):
         game.state_at((0, 0), [(0, 4)], to_move=Player.MIN)
-    with pytest.raises(ParameterError, match=r"\(row, column\)"):
-        game.state_at(3, [(0, 4)])
+    for bad in (3, (0, 1, 2), ("0", 1), (0, True)):
+        with pytest.raises(ParameterError, match=r"\(row, column\), two integers"):
+            game.state_at(bad, [(0, 4)])
 
 
 def test_bab_rejects_estimates_outside_the_bounds():
@@ -549,3 +569,15 @@ def test_cops_robbers_rejects_bad_calls():
         game.utility(game.initial_state())
     with pytest.raises(ParameterError, match="illegal move"):
         game.result(game.initial_state(), ("N",))
+
+
+@pytest.mark.parametrize("game", [
+    CopsAndRobbers(obstacles=0.2, seed=9, stochastic=True, p=0.7, depth_limit=5),
+    CopsAndRobbers.from_text("R . # C\n. . . C", time_limit=4),
+    CopsAndRobbers(width=3, height=3, cops=1, stochastic=True, p=Fraction(2, 3)),
+])
+def test_cops_robbers_repr_rebuilds_the_game(game):
+    again = eval(repr(game))
+    assert again.blocked == game.blocked and again.initial_state() == game.initial_state()
+    assert (again.stochastic, again.p, again.time_limit, again.depth_limit) == (
+        game.stochastic, game.p, game.time_limit, game.depth_limit)

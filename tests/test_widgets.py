@@ -239,3 +239,13 @@ def test_explorers_refuse_huge_trees(generators):
     assert explorer.picture.value == ""
     explorer.depth.value = 2
     assert explorer.error == "" and explorer.picture.value.count("<svg") == 1
+
+
+def test_fit_toggle_restyles_without_searching_again():
+    explorer = epsilon_explorer(bab_figure3())
+    count = explorer.redraws
+    assert 'style="max-width:100%; height:auto"' in explorer.picture.value
+    explorer.fit.value = False
+    assert "max-width:100%; height:auto" not in explorer.picture.value
+    assert explorer.picture.value.count("<svg") == 1
+    assert explorer.redraws == count

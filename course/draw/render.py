@@ -20,8 +20,9 @@ and optionally a traced :class:`~course.search.SearchResult` into a
 * ``upto=k`` shows the search after its first ``k`` trace events: the node the
   last event was about is outlined thick, the path to it is thick, nodes not
   reached yet are dotted, and nodes still being searched show their live
-  window and value so far (``v=..``).  Node sizes come from the whole trace,
-  so the layout does not move between steps.
+  window and value so far (``v=..``).  Each node is sized for the widest
+  label it takes anywhere in the trace, so the layout does not move between
+  steps.
 
 Every drawn tree node is one Graphviz node whose ``id`` is ``n`` followed by
 ``_i`` for each step of its path (``n`` is the root, ``n_0_2`` the node at path
@@ -103,7 +104,7 @@ class _Replay:
     recs: dict[Path, _Rec] = field(default_factory=dict)
     pruned_roots: set[Path] = field(default_factory=set)
     current: Path | None = None
-    widths: dict[str, dict[str, float]] = field(default_factory=dict)
+    widths: dict[Path, dict[str, float]] = field(default_factory=dict)
 
     def is_pruned(self, path: Path) -> bool:
         return any(path[:k] in self.pruned_roots for k in range(len(path) + 1))
@@ -141,19 +142,19 @@ def _replay(events: Sequence[TraceEvent], algorithm: str, *, show_window: bool,
                 rec.active = False
         state.current = event.path
         if measure:
-            _measure(state.widths, rec, algorithm, show_window)
+            _measure(state.widths, event.path, rec, algorithm, show_window)
     return state
 
 
-def _measure(widths: dict[str, dict[str, float]], rec: _Rec, algorithm: str,
+def _measure(widths: dict[Path, dict[str, float]], path: Path, rec: _Rec, algorithm: str,
              show_window: bool) -> None:
+    """Widen ``path``'s record to hold its label as it is now (its widest state wins)."""
     if rec.player in (None, "leaf"):
         texts = {"value": fmt_number(rec.lower), "note": f"#{(rec.leaf_index or 0) + 1}"}
-        _widen(widths, "leaf", texts)
     else:
         texts = {"value": _value_text(rec, algorithm),
                  "note": _window_text(rec) if show_window else ""}
-        _widen(widths, rec.player, texts)
+    _widen(widths, path, texts)
 
 
 def _value_text(rec: _Rec, algorithm: str) -> str:
@@ -361,6 +362,8 @@ class _Html:
     text: str
 
 
+_SHAPES = {"max": "triangle", "min": "invtriangle", "chance": "circle", "leaf": "box"}
+
 # Label lines: (role, text).  Roles fix the font: a node's name, its value, a small note.
 _ROLE_PT = {"name": NAME_PT, "value": VALUE_PT, "note": NOTE_PT}
 _ORDER = {"max": ("name", "value", "note"), "min": ("name", "note", "value"),
@@ -428,32 +431,33 @@ def _circle_diameter(lines: list[tuple[float, float]]) -> float:
     return 2 * radius
 
 
-@dataclass
-class _Sizes:
-    tri_w: float
-    tri_h: float
-    circle: float
-    leaf_w: float
-    leaf_h: float
+def _heights(kinds_widths: list[tuple[str, dict[str, float]]]) -> dict[str, float]:
+    """One triangle height and one leaf height for the whole picture, so ranks line up."""
+    tri_block, leaf_note = VALUE_PT * _LINE, False
+    for kind, widths in kinds_widths:
+        if kind in ("max", "min"):
+            tri_block = max(tri_block, sum(h for _, h in _lines(kind, widths)))
+        elif kind == "leaf":
+            leaf_note = leaf_note or bool(widths.get("note"))
+    return {"tri": max(36.0, 1.9 * tri_block + 8), "leaf": 30.0 if leaf_note else 22.0}
 
 
-def _sizes(widths: dict[str, dict[str, float]]) -> _Sizes:
-    """One size per kind of node for the whole picture (so steps share a layout)."""
-    mx = _lines("max", widths.get("max", {}))
-    mn = _lines("min", widths.get("min", {}))
-    block = max(sum(h for _, h in mx), sum(h for _, h in mn), VALUE_PT * _LINE)
-    tri_h = max(36.0, 1.9 * block + 8)
-    tri_w = max(36.0, _triangle_width(mx, tri_h, up=True), _triangle_width(mn, tri_h, up=False))
-    circle = max(30.0, _circle_diameter(_lines("chance", widths.get("chance", {}))))
-    leaf = widths.get("leaf", {})
-    leaf_w = max(22.0, leaf.get("value", 0.0) + 2 * _PAD, leaf.get("note", 0.0) + 2 * _PAD)
-    leaf_h = 30.0 if leaf.get("note") else 22.0
-    return _Sizes(tri_w, tri_h, circle, leaf_w, leaf_h)
+def _size(kind: str, widths: dict[str, float], heights: dict[str, float]) -> tuple[float, float]:
+    """(width, height) in points of a node whose label lines have these widths."""
+    lines = _lines(kind, widths)
+    if kind in ("max", "min"):
+        height = heights["tri"]
+        return max(36.0, _triangle_width(lines, height, up=kind == "max")), height
+    if kind == "chance":
+        diameter = max(30.0, _circle_diameter(lines))
+        return diameter, diameter
+    width = max(22.0, widths.get("value", 0.0) + 2 * _PAD, widths.get("note", 0.0) + 2 * _PAD)
+    return width, heights["leaf"]
 
 
-def _widen(widths: dict[str, dict[str, float]], kind: str, texts: dict[str, str]) -> None:
-    """Record the widths of a node's lines (the widest per kind and role wins)."""
-    entry = widths.setdefault(kind, {})
+def _widen(widths: dict[Path, dict[str, float]], key: Path, texts: dict[str, str]) -> None:
+    """Record the widths of a node's lines (the widest seen per role wins)."""
+    entry = widths.setdefault(key, {})
     for role, text in texts.items():
         if text:
             w = text_width(text, _ROLE_PT[role])
@@ -654,7 +658,7 @@ def draw_tree(
     tree = _build_tree(game, state, max_depth, events)
 
     # The whole search decides what is drawn and how big nodes are; ``upto`` only restyles.
-    widths: dict[str, dict[str, float]] = {}
+    widths: dict[Path, dict[str, float]] = {}
     full = step = None
     visited: set[Path] | None = None
     horizon: set[Path] = set()
@@ -693,7 +697,7 @@ class _Builder:
     """Collects the DOT statements of one picture."""
 
     def __init__(self, tree: _Tree, algorithm: str, step: _Replay | None, show_window: bool,
-                 widths: dict[str, dict[str, float]], stepping: bool) -> None:
+                 widths: dict[Path, dict[str, float]], stepping: bool) -> None:
         self.tree = tree
         self.algorithm = algorithm
         self.step = step
@@ -770,15 +774,15 @@ class _Builder:
         self.statuses[nid] = status
         texts, details = self.label_texts(node, path)
         kind = node.kind
-        name = node.label if (node.label is not None and not self.tree.names_are_moves) else None
+        name = None if self.tree.names_are_moves else _informative(node.label, path)
         attrs: dict[str, Any] = {"id": nid}
         attrs.update(_node_style(status, kind))
         if name and kind == "leaf":
             attrs["xlabel"] = _Html(f'<FONT POINT-SIZE="{NAME_PT}">{escape(name)}</FONT>')
         elif name:
             texts["name"] = name
-        _widen(self.widths, kind, texts)
-        attrs["_kind"], attrs["_texts"] = kind, texts
+        _widen(self.widths, path, texts)
+        attrs["_kind"], attrs["_texts"], attrs["_path"] = kind, texts, path
         where = format_path(path) + (f" ({name})" if name else "")
         tip = f"{status}: {_KIND_NAMES[kind]} node {where}"
         if details:
@@ -793,7 +797,7 @@ class _Builder:
         attrs: dict[str, Any] = {"id": _node_id(child_path, "e")}
         attrs.update(_edge_style(style_status))
         label = None
-        move = child.label if self.tree.names_are_moves else None
+        move = _informative(child.label, child_path) if self.tree.names_are_moves else None
         if parent.kind == "chance":
             p = fmt_probability(parent.probabilities[index])
             label = move if move and p in move else (f"{move}: {p}" if move else p)
@@ -887,7 +891,9 @@ class _Builder:
 
     # output --------------------------------------------------------------------------------
     def source(self, title: str | None, legend_lines: list[str]) -> str:
-        sizes = _sizes(self.widths)
+        kinds = [(attrs["_kind"], self.widths.get(attrs.get("_path"), {})) for _, attrs in self.nodes
+                 if "_path" in attrs]
+        heights = _heights(kinds)
         lines = ["digraph tree {"]
         graph = {"fontname": FONT, "fontsize": TITLE_PT, "nodesep": 0.14, "ranksep": 0.38,
                  "ordering": "out", "bgcolor": "white", "pad": 0.12, "forcelabels": "true",
@@ -903,13 +909,10 @@ class _Builder:
             attrs = dict(attrs)
             kind = attrs.pop("_kind")
             texts = attrs.pop("_texts", None)
-            if kind in ("max", "min"):
-                attrs.update(shape="triangle" if kind == "max" else "invtriangle",
-                             width=_inches(sizes.tri_w), height=_inches(sizes.tri_h))
-            elif kind == "chance":
-                attrs.update(shape="circle", width=_inches(sizes.circle), height=_inches(sizes.circle))
-            elif kind == "leaf":
-                attrs.update(shape="box", width=_inches(sizes.leaf_w), height=_inches(sizes.leaf_h))
+            path = attrs.pop("_path", None)
+            if path is not None:
+                width, height = _size(kind, self.widths.get(path, {}), heights)
+                attrs.update(shape=_SHAPES[kind], width=_inches(width), height=_inches(height))
             if texts is not None:
                 attrs["label"] = _html_label(kind, texts)
             lines.append(f"{nid} {_attrs(**attrs)};")
@@ -918,6 +921,20 @@ class _Builder:
         lines.extend(legend_lines)
         lines.append("}")
         return "\n".join(lines) + "\n"
+
+
+def _informative(label: str | None, path: Path) -> str | None:
+    """``label``, unless it only repeats the node's index (``"2"``, or ``"2 (0.8)"`` below chance).
+
+    Trees expanded from games label every node with its move, often just its
+    index; drawing those would repeat what the path and the edges already say.
+    """
+    if not label or not path:
+        return label or None
+    index = str(path[-1])
+    if label == index or (label.startswith(index + " (") and label.endswith(")")):
+        return None
+    return label
 
 
 def _ordinal(n: int) -> str:

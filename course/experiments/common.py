@@ -210,7 +210,7 @@ def mean_ci(values: Sequence[float], *, z: float = 1.96) -> tuple[float, float]:
     """Mean and the half-width of its normal-approximation confidence interval (95%).
 
     >>> mean_ci([1, 2, 3])  # doctest: +ELLIPSIS
-    (2.0, 1.1315...)
+    (2.0, 1.131...)
     """
     x = np.asarray(values, dtype=float)
     if x.size == 0:

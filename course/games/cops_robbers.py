@@ -38,9 +38,9 @@ Manhattan distance from the cops to the robber, cut at ``vmax``: the paper's
 heuristic, shifted by the time already spent so that it is measured in the
 same unit as the utilities, and never outside the bounds.
 
-How this differs from the paper: the paper's score is "the time until the
-robber is caught" and its leaf heuristic is the average Manhattan distance
-alone; it gives ``vmax = 12`` as the largest Manhattan distance on the 6 x 6
+How this differs from the paper: the paper scores a game by how long the
+cops take to catch the robber, without saying in which unit, and values its
+horizon states by the average Manhattan distance alone; it gives ``vmax = 12`` as the largest Manhattan distance on the 6 x 6
 grid (that distance is 10) and puts no limit on the game's length, so a late
 capture or a far-away horizon state could score above its own ``vmax``.
 Here time is counted in rounds, the horizon estimate adds the elapsed rounds
@@ -193,9 +193,20 @@ class CopsAndRobbers(Game[CopsRobbersState, Move]):
     blocked : frozenset of Cell
         The obstacles.
 
+    Notes
+    -----
+    The game is finite, but its whole tree is only searchable on tiny boards
+    with a short ``time_limit``: every round multiplies the tree by up to
+    5 x 5^cops.  Search the paper's boards with ``depth=`` (or build the game
+    with ``depth_limit``).
+
     Examples
     --------
     >>> game = CopsAndRobbers(width=4, height=3, cops=2, seed=1)
+    >>> repr(game)[:55]
+    'CopsAndRobbers(width=4, height=3, cops=2, obstacles=0.0'
+    >>> eval(repr(game)).initial_state() == game.initial_state()   # the repr rebuilds the game
+    True
     >>> print(game.render())
     C . . .
     . . C R
@@ -330,8 +341,6 @@ class CopsAndRobbers(Game[CopsRobbersState, Move]):
         _check_int("time_limit", time_limit, 1)
         if depth_limit is not None:
             _check_int("depth_limit", depth_limit, 1)
-        if width * height < 2:
-            raise ParameterError(f"a {width}x{height} grid has no room for a robber and a cop")
         self.width, self.height = width, height
         self.num_cops = len(cops)
         self.blocked = frozenset(blocked)
@@ -352,14 +361,17 @@ class CopsAndRobbers(Game[CopsRobbersState, Move]):
                     (name, (r + dr, c + dc)) for name, (dr, dc) in DIRECTIONS.items()
                     if 0 <= r + dr < height and 0 <= c + dc < width and (r + dr, c + dc) not in self.blocked
                 )
-        self._joint: dict[tuple[Cell, ...], list[tuple[str, ...]]] = {}
+        self._names = {cell: tuple(name for name, _ in opts) for cell, opts in self._options.items()}
+        self._joint: dict[tuple[Cell, ...], tuple[tuple[str, ...], ...]] = {}
         self._start = self.state_at(robber, cops)
 
     def __repr__(self) -> str:
-        kind = f"stochastic p={self.p}" if self.stochastic else "deterministic"
-        limit = f", depth limit {self.depth_limit}" if self.depth_limit is not None else ""
-        return (f"<CopsAndRobbers {self.width}x{self.height}, {self.num_cops} cops, "
-                f"{len(self.blocked)} obstacles, {kind}, time limit {self.time_limit}{limit}>")
+        options = f"stochastic={self.stochastic}, p={self.p!r}, time_limit={self.time_limit}, " \
+                  f"depth_limit={self.depth_limit}"
+        if self.seed is None:
+            return f"CopsAndRobbers.from_text({self.render()!r}, {options})"
+        return (f"CopsAndRobbers(width={self.width}, height={self.height}, cops={self.num_cops}, "
+                f"obstacles={self.obstacles!r}, seed={self.seed}, {options})")
 
     # -- positions ----------------------------------------------------------------
     def state_at(self, robber: Cell, cops: Iterable[Cell], *, rounds: int = 0,
@@ -407,7 +419,9 @@ class CopsAndRobbers(Game[CopsRobbersState, Move]):
         try:
             r, c = cell
         except (TypeError, ValueError):
-            raise ParameterError(f"{what}: a cell is (row, column), got {cell!r}") from None
+            r = c = None
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (r, c)):
+            raise ParameterError(f"{what}: a cell is (row, column), two integers; got {cell!r}")
         if (r, c) not in self._options:
             where = "blocked" if (r, c) in self.blocked else "off the grid"
             raise ParameterError(f"{what}: cell {(r, c)} is {where} ({self.width}x{self.height} grid)")
@@ -439,16 +453,22 @@ class CopsAndRobbers(Game[CopsRobbersState, Move]):
         """
         if state.chosen is not None:
             return [move for move, _ in self.chance_outcomes(state)]
-        return self._legal(state)
+        return list(self._legal(state))
 
-    def _legal(self, state: CopsRobbersState) -> list[Move]:
+    def _legal(self, state: CopsRobbersState) -> tuple[Move, ...]:
         if state.to_move is Player.MAX:
-            return [name for name, _ in self._options[state.robber]]
+            return self._names[state.robber]
         joint = self._joint.get(state.cops)
         if joint is None:
-            joint = list(itertools.product(*([name for name, _ in self._options[c]] for c in state.cops)))
+            joint = tuple(itertools.product(*(self._names[cell] for cell in state.cops)))
             self._joint[state.cops] = joint
         return joint
+
+    def _is_legal(self, state: CopsRobbersState, move: Any) -> bool:
+        if state.to_move is Player.MAX:
+            return isinstance(move, str) and move in self._names[state.robber]
+        return (isinstance(move, tuple) and len(move) == len(state.cops)
+                and all(isinstance(d, str) and d in self._names[cell] for cell, d in zip(state.cops, move)))
 
     def chance_outcomes(self, state: CopsRobbersState) -> Sequence[tuple[Move, Any]]:
         """The outcomes of a chosen move: itself with probability ``p``, each other legal move
@@ -464,10 +484,10 @@ class CopsAndRobbers(Game[CopsRobbersState, Move]):
         legal = self._legal(state)
         b = len(legal)
         if b == 1:
-            return [(legal[0], 1)]
+            return [(legal[0], Fraction(1))]
         slip = (1 - self._p) / (b - 1)
         if slip == 0:
-            return [(state.chosen, 1)]
+            return [(state.chosen, Fraction(1))]
         return [(move, self._p if move == state.chosen else slip) for move in legal]
 
     def result(self, state: CopsRobbersState, move: Move) -> CopsRobbersState:
@@ -478,10 +498,12 @@ class CopsAndRobbers(Game[CopsRobbersState, Move]):
         ParameterError
             If ``move`` is not legal in ``state`` (or not a possible outcome).
         """
-        if move not in self._legal(state):
+        if not self._is_legal(state, move):
+            legal = list(self._legal(state))
+            shown = legal if len(legal) <= 10 else legal[:10] + ["..."]
             raise ParameterError(
                 f"illegal move {move!r} for the {'robber' if state.to_move is Player.MAX else 'cops'}; "
-                f"legal here: {self._legal(state)}"
+                f"legal here: {shown}"
             )
         if self.stochastic and state.chosen is None:
             return CopsRobbersState(state.robber, state.cops, state.rounds, state.to_move, move)
@@ -601,11 +623,15 @@ class CopsAndRobbers(Game[CopsRobbersState, Move]):
                 return f"caught in round {state.rounds}: score {state.rounds}"
             if state.to_move is Player.MAX and state.chosen is None and state.rounds >= self.time_limit:
                 return f"escaped: {self.time_limit} rounds without capture, score {self.time_limit}"
-            return f"depth limit reached: estimated score {self.utility(state):g}"
+            estimate = Fraction(self.utility(state))
+            shown = str(estimate) if estimate.denominator == 1 else f"{estimate} (~{float(estimate):.2f})"
+            return f"depth limit reached: estimated score {shown}"
         who = "robber" if state.to_move is Player.MAX else "cops"
         round_number = state.rounds + 1 if state.to_move is Player.MAX else state.rounds
-        doing = f"{who} chose {self.describe_move(state, state.chosen)[2:]}, chance decides" \
-            if state.chosen is not None else f"{who} to move"
+        if state.chosen is not None:
+            doing = f"{who} chose {self.describe_move(state, state.chosen)[2:]}, chance decides"
+        else:
+            doing = f"{who} to move"
         return f"round {round_number} of {self.time_limit}: {doing}"
 
 

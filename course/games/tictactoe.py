@@ -103,7 +103,7 @@ def _winner(cells: str) -> str | None:
 class TicTacToeState:
     """A tic-tac-toe position: nine cells, row by row.
 
-    Build one with :meth:`from_string` (or :attr:`TicTacToe.initial_state`);
+    Build one with :meth:`from_string` (or :meth:`TicTacToe.initial_state`);
     the constructor only checks the cells' characters.  ``str(state)`` shows
     the board as three lines, and ``repr(state)`` is valid Python.
 
@@ -190,8 +190,8 @@ class TicTacToeState:
                 f"impossible board: O has {o} marks and X {x}, but X moves first and the players "
                 "alternate, so X has as many marks as O or one more"
             )
-        winners = {mark for line in LINES if (mark := self.cells[line[0]]) != _EMPTY
-                   and self.cells[line[0]] == self.cells[line[1]] == self.cells[line[2]]}
+        cells = self.cells
+        winners = {cells[a] for a, b, c in LINES if cells[a] != _EMPTY and cells[a] == cells[b] == cells[c]}
         if len(winners) > 1:
             raise ParameterError("impossible board: both players have a complete line")
         if winners == {"X"} and x != o + 1 or winners == {"O"} and x != o:

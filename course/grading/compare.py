@@ -36,7 +36,7 @@ from ..game import Player
 from ..search import alphabeta, bab, expectimax, minimax, star1
 from ..search.result import SearchResult
 from ..trees import TreeGame
-from .cases import Case
+from .cases import Case, as_cases
 from .failures import (
     GradingFailure,
     InstrumentationTampered,
@@ -427,11 +427,13 @@ class _RefIndex:
         self.cutoffs: dict[tuple, list] = {}
         self.updates: dict[tuple, list] = {}
         self.player: dict[tuple, str] = {}
+        self.entered: dict[tuple, Any] = {}
         self.events: list[tuple[str, tuple]] = []
         self.position: dict[tuple[str, tuple], int] = {}
         for event in result.trace:
             if event.kind == "enter":
                 self.player.setdefault(event.path, event.player)
+                self.entered.setdefault(event.path, event)
                 self._add_event((EXPAND, event.path))
             elif event.kind == "leaf":
                 self._add_event((LEAF, event.path))
@@ -476,8 +478,13 @@ class _RefIndex:
         window = ""
         if last.alpha is not None:
             window = f", alpha = {fmt(last.alpha)}, beta = {fmt(last.beta)}"
+        entry = self.entered.get(parent)
+        came = ""
+        if entry is not None and entry.alpha is not None:
+            came = (f" (the reference entered {format_path(parent)} with the window alpha = "
+                    f"{fmt(entry.alpha)}, beta = {fmt(entry.beta)})")
         return (f"at node {format_path(parent)} ({who.upper()}), after child {last.child}, the "
-                f"reference has {state}{window}: no cut-off, so it goes on to child {path[-1]}")
+                f"reference has {state}{window}: no cut-off, so it goes on to child {path[-1]}{came}")
 
 
 def _pretty_reason(reason: str) -> str:
@@ -500,7 +507,7 @@ def compare(task: Task, fn: Callable, case: Case, *,
     task : Task
     fn : callable
         The student's function, called as ``task.signature`` says.
-    case : Case
+    case : Case or Game
     time_limit : float or None
         Seconds allowed for the student's call.
 
@@ -510,6 +517,8 @@ def compare(task: Task, fn: Callable, case: Case, *,
         ``ok`` when value, move, leaves (in order) and expansions (in order)
         all match; otherwise the problems, explained.
     """
+    if not isinstance(case, Case):
+        (case,) = as_cases(case)
     run = run_student(task, fn, case, time_limit=time_limit)
     comp = Comparison(task, case, run, None)
     steps = len(run.events)
@@ -667,8 +676,9 @@ def _compare_events(comp: Comparison, ref: SearchResult) -> None:
     cls = WrongLeaves if my_leaves != list(ref.leaves) else WrongExpansions
     k = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
     lines = [
-        f"you evaluated {len(my_leaves)} leaves and expanded {len(my_expanded)} nodes; the reference "
-        f"evaluates {len(ref.leaves)} leaves and expands {ref.expanded} nodes.",
+        f"you evaluated {_n(len(my_leaves), 'leaf', 'leaves')} and expanded "
+        f"{_n(len(my_expanded), 'node', 'nodes')}; the reference evaluates "
+        f"{_n(len(ref.leaves), 'leaf', 'leaves')} and expands {_n(ref.expanded, 'node', 'nodes')}.",
         f"The first difference is at step {k + 1} (counting expansions and leaf evaluations together):",
     ]
     if k < len(mine):
@@ -685,36 +695,46 @@ def _compare_events(comp: Comparison, ref: SearchResult) -> None:
     if not mine:
         lines.append("Your function did not search at all: it never asked the game for moves "
                      "(game.moves, game.result) or values (game.utility).")
+    mine_set, theirs_set = set(mine), set(theirs)
+    explained = False
     if k < len(mine):
         kind, path = mine[k]
         earlier = [i for i in range(k) if mine[i] == (kind, path)]
         if earlier:
+            explained = True
             lines.append(
                 f"You {'evaluated' if kind == LEAF else 'expanded'} {format_path(path)} a second time "
                 f"(the first time was step {earlier[0] + 1}): generate each child once with "
                 "game.result and search it once, keeping the value it returns.")
-        elif (kind, path) not in index.position:
-            why = index.why_never(path)
-            if kind == EXPAND and (LEAF, path) in index.position:
-                why = (f"the reference evaluates {format_path(path)} as a leaf (it is at the depth limit "
-                       "or terminal) instead of expanding it")
-            if why:
-                lines.append(f"The reference never gets there: {why}.")
-        elif k < len(theirs):
-            lines.append("You visit the nodes in a different order from the reference: search the "
-                         "children in the order game.moves(state) (or chance_outcomes) lists them.")
-    if k < len(theirs) and (k >= len(mine) or mine[k] not in theirs[k:]):
+    if not explained and k < len(theirs) and theirs[k] not in mine_set:
         kind, path = theirs[k]
-        if (k >= len(mine) or (kind, path) not in mine[k:]):
-            why = index.why_next(path, index.position.get((kind, path), k))
-            if why:
-                lines.append(f"You never {'evaluate' if kind == LEAF else 'expand'} "
-                             f"{format_path(path)}, but {why}.")
+        why = index.why_next(path, index.position.get((kind, path), k))
+        if why:
+            explained = True
+            lines.append(f"You never {'evaluate' if kind == LEAF else 'expand'} {format_path(path)}, "
+                         f"but {why}.")
+    if k < len(mine) and mine[k] not in theirs_set:
+        kind, path = mine[k]
+        why = index.why_never(path)
+        if kind == EXPAND and (LEAF, path) in index.position:
+            why = (f"the reference evaluates {format_path(path)} as a leaf (it is at the depth limit "
+                   "or terminal) instead of expanding it")
+        if why:
+            explained = True
+            lines.append(f"The reference never {'evaluates' if kind == LEAF else 'expands'} "
+                         f"{format_path(path)}: {why}.")
+    if not explained and k < len(mine) and k < len(theirs):
+        lines.append("You visit the nodes in a different order from the reference: search the "
+                     "children in the order game.moves(state) (or chance_outcomes) lists them.")
     if comp.task.rule:
         lines.append(f"Rule: {comp.task.rule}.")
     lines.append("Leaves, reference: " + _leaf_list(list(ref.leaves), case, cache))
     lines.append("Leaves, yours:     " + _leaf_list(my_leaves, case, cache))
     comp.problems.append((cls, "\n".join(lines)))
+
+
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
 
 
 def _leaf_list(paths: list, case: Case, cache: dict, limit: int = 24) -> str:

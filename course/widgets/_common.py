@@ -19,10 +19,18 @@ __all__ = ["Explorer", "picture_html", "fmt", "as_tree", "MAX_TREE_NODES"]
 MAX_TREE_NODES = 20_000
 
 
-def picture_html(picture: TreePicture, *, max_height: str = "640px") -> str:
-    """The picture's SVG at its natural size, in a box that scrolls when it is too big."""
+def picture_html(picture: TreePicture, *, fit: bool = True, max_height: str = "640px") -> str:
+    """The picture's SVG for an HTML pane.
+
+    With ``fit`` a picture wider than the pane is shrunk to its width (a
+    small one keeps its size); without, it keeps its natural size and the
+    pane scrolls.
+    """
+    svg = picture.inline_svg()
+    if fit:
+        svg = svg.replace("<svg ", '<svg style="max-width:100%; height:auto" ', 1)
     return (f'<div class="course-tree" style="overflow:auto; max-width:100%; '
-            f'max-height:{max_height}; border:1px solid #e0e0e0">{picture.inline_svg()}</div>')
+            f'max-height:{max_height}; border:1px solid #e0e0e0">{svg}</div>')
 
 
 def as_tree(game: Any) -> TreeGame:
@@ -80,6 +88,8 @@ class Explorer(widgets.VBox):
         The drawn tree (inline SVG).
     info : ipywidgets.HTML
         Numbers and explanations.
+    fit : ipywidgets.ToggleButtons
+        True: shrink a wide picture to the pane's width; False: natural size, scrolling.
     error : str
         The last problem met while redrawing ("" if none); shown in ``info``.
     refused : str
@@ -90,12 +100,21 @@ class Explorer(widgets.VBox):
 
     def __init__(self, controls: list[widgets.Widget], **kwargs: Any) -> None:
         self.picture = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.fit = widgets.ToggleButtons(options=[("fit to width", True), ("actual size", False)],
+                                         value=True, description="picture",
+                                         style={"button_width": "90px"})
+        self.fit.observe(lambda change: self._show(), names="value")
+        self._last_picture: TreePicture | None = None
         self.info = widgets.HTML()
         self.error = ""
         self.refused = ""
         self.redraws = 0
         self._busy = False
-        super().__init__(children=[*controls, self.info, self.picture], **kwargs)
+        super().__init__(children=[*controls, self.info, self.fit, self.picture], **kwargs)
+
+    def _show(self) -> None:
+        picture = self._last_picture
+        self.picture.value = picture_html(picture, fit=self.fit.value) if picture is not None else ""
 
     def watch(self, *controls: widgets.Widget, handler: Callable[[dict], None] | None = None) -> None:
         """Redraw (or call ``handler``) whenever one of ``controls`` changes value."""
@@ -120,7 +139,8 @@ class Explorer(widgets.VBox):
             if self.error:
                 info = f'<p style="color:#b00020"><b>Cannot show this:</b> {html.escape(self.error)}</p>'
             self.info.value = info
-            self.picture.value = picture_html(picture) if picture is not None else ""
+            self._last_picture = picture
+            self._show()
             self.redraws += 1
         finally:
             self._busy = False

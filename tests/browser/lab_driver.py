@@ -683,13 +683,18 @@ class Lab:
         return self.page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell").nth(index)
 
     def replace_cell_source(self, index: int, text: str) -> None:
-        """Click into cell ``index``'s editor, select everything and type ``text`` over it.
+        """Click into cell ``index``'s editor (double-clicking a rendered Markdown cell first),
+        select everything and type ``text`` over it.
 
         The text is inserted as one input (like a paste), so the editor's auto-indent and bracket
         closing do not alter it.
         """
-        editor = self.cell_locator(index).locator(".cm-content")
-        editor.scroll_into_view_if_needed()
+        cell = self.cell_locator(index)
+        cell.scroll_into_view_if_needed()
+        if "jp-mod-rendered" in (cell.get_attribute("class") or "").split():
+            cell.locator(".jp-MarkdownOutput").dblclick()  # open a rendered Markdown cell
+        editor = cell.locator(".cm-content")
+        editor.wait_for(state="visible")
         editor.click()
         self.page.keyboard.press("ControlOrMeta+a")
         self.page.keyboard.insert_text(text)

@@ -2,9 +2,10 @@
 
 For every exercise notebook ``exercises/A/N.ipynb`` that has an instructor version
 ``solutions/A/N.ipynb``: opened from JupyterLab's file browser and validated untouched, the stub
-reports failures; with each solution cell's code typed in (the solution notebook's cell of the
-same nbgrader ``grade_id``, without its ``### BEGIN/END SOLUTION`` marker lines), Validate reports
-success.  The notebook is saved into the server's temporary copy only.
+reports failures; with every cell the student must fill in typed into its editor -- the code of
+the solution notebook's cell with the same nbgrader ``grade_id`` without its ``### BEGIN/END
+SOLUTION`` marker lines, and the model answer for written questions -- Validate reports success.
+The notebook is saved into the server's temporary copy only.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def exercise_pairs() -> list:
 
 
 def student_answers(solution: Path) -> dict[str, str]:
-    """The code a student who solved everything would have in each solution cell.
+    """What a student who did everything would have in each cell they must fill in.
 
     Parameters
     ----------
@@ -40,8 +41,8 @@ def student_answers(solution: Path) -> dict[str, str]:
     Returns
     -------
     dict
-        ``grade_id`` -> the cell's source without its solution marker lines, for every code
-        cell marked ``solution`` that has a ``BEGIN SOLUTION`` block.
+        ``grade_id`` -> source, for every cell marked ``solution``: code cells without their
+        solution marker lines, written (Markdown) answers as the model answer.
 
     Examples
     --------
@@ -49,21 +50,17 @@ def student_answers(solution: Path) -> dict[str, str]:
     'def f():\\n    return 1\\n'
     """
     nb = nbformat.read(solution, as_version=4)
-    answers = {}
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("solution") and _MARKER.search(cell.source):
-            answers[meta["grade_id"]] = _MARKER.sub("", cell.source).rstrip("\n")
-    return answers
+    return {cell.metadata["nbgrader"]["grade_id"]: _MARKER.sub("", cell.source).rstrip("\n")
+            for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("solution")}
 
 
-def stub_cells(exercise_state: dict, exercise: Path) -> dict[str, int]:
-    """``grade_id`` -> cell index of each solution cell of the exercise as released."""
+def answer_cells(exercise: Path, shown: int) -> dict[str, int]:
+    """``grade_id`` -> index of each cell the student must fill in, in the released exercise
+    (``shown``: how many cells the page shows, as a check that it is the same notebook)."""
     nb = nbformat.read(exercise, as_version=4)
-    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
-    assert len(ids) == len(exercise_state["cells"]), "the page shows a different notebook"
-    return {gid: i for i, (gid, c) in enumerate(zip(ids, nb.cells))
-            if gid and c.metadata["nbgrader"].get("solution") and c.cell_type == "code"}
+    assert len(nb.cells) == shown, "the page shows a different notebook"
+    return {c.metadata["nbgrader"]["grade_id"]: i for i, c in enumerate(nb.cells)
+            if c.metadata.get("nbgrader", {}).get("solution")}
 
 
 @pytest.mark.parametrize("exercise", exercise_pairs())
@@ -74,13 +71,14 @@ def test_validate_fails_on_stub_and_passes_when_solved(lab, exercise):
     lab.open_from_file_browser(exercise)
     outcome, text = lab.validate()
     assert outcome == "failed", f"the untouched {exercise} validated as {outcome!r}:\n{text}"
+    assert "NotImplementedError" in text, f"the stub's failures do not name the stubs:\n{text}"
 
-    cells = stub_cells(lab.state(), REPO / exercise)
+    cells = answer_cells(REPO / exercise, len(lab.state()["cells"]))
     assert set(cells) == set(answers), \
         f"solution cells differ: exercise {sorted(cells)}, solutions {sorted(answers)}"
     for grade_id, index in sorted(cells.items(), key=lambda item: item[1]):
-        source = lab.state()["cells"][index]["source"]
-        assert "NotImplementedError" in source or "YOUR CODE HERE" in source, source
+        stub = lab.state()["cells"][index]["source"]
+        assert re.search(r"NotImplementedError|YOUR CODE HERE|YOUR ANSWER HERE", stub), stub
         lab.replace_cell_source(index, answers[grade_id])
         assert lab.state()["cells"][index]["source"] == answers[grade_id]
 

@@ -1,0 +1,188 @@
+"""Wrong implementations lose points on the test cells meant to catch them.
+
+Each mutant is the solution cell of an exercise notebook with a targeted
+edit: a classic student mistake.  The notebook's cells (hidden tests
+included, as in the solutions) run in-process with the mutant in place of
+the solution, and the test asserts that every test cell meant to catch the
+mistake fails, with a :class:`~course.grading.GradingFailure` (never a bare
+assertion or an unrelated crash of the checker).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from course.grading import GradingFailure
+from test_grading_support import SOLUTIONS, read_cells, run_notebook
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    notebook: str
+    cell: str
+    edits: tuple[tuple[str, str], ...]
+    catches: frozenset[str]
+    """Test cells that must fail."""
+
+
+def M(name, notebook, cell, edits, catches):
+    return Mutant(name, notebook, cell, tuple(edits), frozenset(catches))
+
+
+MUTANTS = [
+    # --- Assignment 1: minimax -------------------------------------------------------------
+    M("minimax: max at every node", "a1_minimax/minimax.ipynb", "a1-minimax-value",
+      [("    if game.turn(state) is Player.MAX:\n        return max(values)\n    return min(values)",
+        "    return max(values)")],
+      {"a1-test-value-textbook", "a1-test-value-random"}),
+    M("minimax: utility called on every node visited twice (re-search)", "a1_minimax/minimax.ipynb",
+      "a1-minimax-value",
+      [("    values = [minimax_value(game, game.result(state, move)) for move in game.moves(state)]",
+        "    values = [minimax_value(game, game.result(state, move)) for move in game.moves(state)]\n"
+        "    values = [minimax_value(game, game.result(state, move)) for move in game.moves(state)]")],
+      {"a1-test-value-textbook", "a1-test-value-random"}),
+    M("decision: last best move on ties", "a1_minimax/minimax.ipynb", "a1-minimax-decision",
+      [("(value > best_value if maximizing else value < best_value)",
+        "(value >= best_value if maximizing else value <= best_value)")],
+      {"a1-test-decision"}),
+    M("decision: duplicated expansion (child searched twice)", "a1_minimax/minimax.ipynb",
+      "a1-minimax-decision",
+      [("            best_value, best_move = value, move",
+        "            best_value, best_move = minimax_value(game, game.result(state, move)), move")],
+      {"a1-test-decision", "a1-test-decision-tictactoe"}),
+    M("depth limit: one level too deep", "a1_minimax/minimax.ipynb", "a1-depth-limited",
+      [("        if d == depth:", "        if d == depth + 1:")],
+      {"a1-test-depth-limited", "a1-test-depth-limited-tictactoe"}),
+    M("depth limit: evaluates terminal states at the limit... and expands horizon nodes",
+      "a1_minimax/minimax.ipynb", "a1-depth-limited",
+      [("        values = [value(game.result(s, move), d + 1) for move in game.moves(s)]\n",
+        "        moves = game.moves(s)\n"
+        "        values = [value(game.result(s, move), d + 1) for move in moves]\n"),
+       ("        if d == depth:\n            return game.evaluate(s)",
+        "        if d == depth:\n            game.moves(s)\n            return game.evaluate(s)")],
+      {"a1-test-depth-limited", "a1-test-depth-limited-tictactoe"}),
+    # --- Assignment 2: alpha-beta ----------------------------------------------------------
+    M("alpha-beta: no pruning (minimax)", "a2_alphabeta/alphabeta.ipynb", "a2-alphabeta",
+      [("                if v >= beta:\n                    return v\n", ""),
+       ("                if v <= alpha:\n                    return v\n", "")],
+      {"a2-test-textbook", "a2-test-ties", "a2-test-tictactoe"}),
+    M("alpha-beta: strict-inequality cut", "a2_alphabeta/alphabeta.ipynb", "a2-alphabeta",
+      [("if v >= beta:", "if v > beta:"), ("if v <= alpha:", "if v < alpha:")],
+      {"a2-test-ties"}),
+    M("alpha-beta: window updated before the test", "a2_alphabeta/alphabeta.ipynb", "a2-alphabeta",
+      [("                if v >= beta:\n                    return v\n                alpha = max(alpha, v)",
+        "                alpha = max(alpha, v)\n                if v >= alpha:\n                    return v"),
+       ("                if v <= alpha:\n                    return v\n                beta = min(beta, v)",
+        "                beta = min(beta, v)\n                if v <= beta:\n                    return v")],
+      {"a2-test-textbook", "a2-test-ties", "a2-test-tictactoe"}),
+    M("alpha-beta: the root does not pass its alpha on", "a2_alphabeta/alphabeta.ipynb", "a2-alphabeta",
+      [("        v = value(game.result(state, move), alpha, beta)",
+        "        v = value(game.result(state, move), -math.inf, math.inf)")],
+      {"a2-test-textbook", "a2-test-ties"}),
+    M("alpha-beta: last root child with the best value", "a2_alphabeta/alphabeta.ipynb", "a2-alphabeta",
+      [("(v > best_value if maximizing else v < best_value)",
+        "(v >= best_value if maximizing else v <= best_value)")],
+      {"a2-test-move"}),
+    # --- Assignment 3: expectimax and Star1 -------------------------------------------------
+    M("expectimax: plain average of the outcomes", "a3_chance/chance.ipynb", "a3-expectimax",
+      [("            total += probability * expectimax_value(game, game.result(state, outcome))\n"
+        "        return total",
+        "            total += expectimax_value(game, game.result(state, outcome))\n"
+        "        return total / len(game.chance_outcomes(state))")],
+      {"a3-test-expectimax"}),  # Pig's die is fair: a plain average is right there
+    M("Star1: wrong chance window (the parent's window passed down)", "a3_chance/chance.ipynb",
+      "a3-star1",
+      [("                child_alpha = max(vmin, (alpha - U) / p + vmax)\n"
+        "                child_beta = min(vmax, (beta - L) / p + vmin)",
+        "                child_alpha, child_beta = alpha, beta")],
+      {"a3-test-star1-textbook", "a3-test-star1-chance"}),
+    M("Star1: strict pruning test", "a3_chance/chance.ipynb", "a3-star1",
+      [("if beta <= alpha and", "if beta < alpha and")],
+      {"a3-test-star1-minmax", "a3-test-star1-chance"}),
+    M("Star1: no pruning below chance nodes", "a3_chance/chance.ipynb", "a3-star1",
+      [("            if beta <= alpha and k < len(children) - 1:",
+        "            if player is not Player.CHANCE and beta <= alpha and k < len(children) - 1:")],
+      {"a3-test-star1-textbook", "a3-test-star1-chance"}),
+    M("Star1: fully expanded nodes keep vmin/vmax", "a3_chance/chance.ipynb", "a3-star1",
+      [("        if player is Player.MAX:\n            U = best_U\n        elif player is Player.MIN:\n"
+        "            L = best_L\n        return L, U", "        return L, U")],
+      {"a3-test-star1-minmax", "a3-test-star1-chance"}),
+    # --- Assignment 4: Bounded Alpha-Beta ----------------------------------------------------
+    M("BAB: naive epsilon (alpha-beta values, cut at beta <= alpha + eps)", "a4_bounded/bounded.ipynb",
+      "a4-bab",
+      [("    L, U = search(state, vmin, vmax, at_root=True)\n",
+        "    L, U = search(state, vmin, vmax, at_root=True)\n    L = U = (L + U) / 2\n"),
+       ("            if beta <= alpha + epsilon and k < len(children) - 1:\n                return L, U",
+        "            if beta <= alpha + epsilon and k < len(children) - 1:\n"
+        "                return (L, L) if player is Player.MIN else (U, U)")],
+      {"a4-test-textbook", "a4-test-ties", "a4-test-chance"}),
+    M("BAB: strict pruning test", "a4_bounded/bounded.ipynb", "a4-bab",
+      [("if beta <= alpha + epsilon and", "if beta < alpha + epsilon and")],
+      {"a4-test-textbook", "a4-test-ties"}),
+    M("BAB: the move by U instead of L", "a4_bounded/bounded.ipynb", "a4-bab",
+      [("(Lc > best[1] if maximizing else Uc < best[2])", "(Uc > best[2] if maximizing else Lc < best[1])")],
+      {"a4-test-move"}),
+    M("BAB: returns U instead of L as the lower bound", "a4_bounded/bounded.ipynb", "a4-bab",
+      [("    return L, U, best[0]", "    return U, U, best[0]")],
+      {"a4-test-textbook", "a4-test-chance", "a4-test-move"}),
+    M("BAB: wrong chance window", "a4_bounded/bounded.ipynb", "a4-bab",
+      [("                child_alpha = max(vmin, (alpha - U) / p + vmax)\n"
+        "                child_beta = min(vmax, (beta - L) / p + vmin)",
+        "                child_alpha = max(vmin, (alpha - L) / p + vmin)\n"
+        "                child_beta = min(vmax, (beta - U) / p + vmax)")],
+      {"a4-test-chance"}),
+    M("BAB: prunes after the last child too", "a4_bounded/bounded.ipynb", "a4-bab",
+      [("            if beta <= alpha + epsilon and k < len(children) - 1:",
+        "            if beta <= alpha + epsilon:")],
+      {"a4-test-textbook"}),
+    # --- Assignment 5: move ordering ---------------------------------------------------------
+    M("ordering: MIN nodes sorted like MAX nodes", "a5_ordering/ordering.ipynb", "a5-ordered-alphabeta",
+      [("key=lambda mc: -estimate(mc[1]) if maximizing else estimate(mc[1])",
+        "key=lambda mc: -estimate(mc[1])")],
+      {"a5-test-ordered-trees", "a5-test-ordered-tictactoe"}),
+    M("ordering: evaluates leaves to sort them", "a5_ordering/ordering.ipynb", "a5-ordered-alphabeta",
+      [("key=lambda mc: -estimate(mc[1]) if maximizing else estimate(mc[1])",
+        "key=lambda mc: (-1 if maximizing else 1) * (game.utility(mc[1]) if game.is_terminal(mc[1]) "
+        "else estimate(mc[1]))")],
+      {"a5-test-ordered-trees", "a5-test-ordered-tictactoe"}),
+    M("evaluation: counts marks only", "a5_ordering/ordering.ipynb", "a5-evaluate",
+      [("        if o == 0 and x > 0:\n            score += 10 if x == 2 else 1\n"
+        "        elif x == 0 and o > 0:\n            score -= 10 if o == 2 else 1",
+        "        score += x - o")],
+      {"a5-test-evaluation-play"}),
+    M("best case: b ** (d / 2)", "a5_ordering/ordering.ipynb", "a5-best-case",
+      [("    return b ** math.ceil(d / 2) + b ** (d // 2) - 1", "    return round(b ** (d / 2))")],
+      {"a5-test-best-case"}),
+]
+
+
+def _mutated_source(mutant: Mutant) -> str:
+    cells = {c.grade_id: c for c in read_cells(SOLUTIONS / mutant.notebook)}
+    source = cells[mutant.cell].source
+    for old, new in mutant.edits:
+        assert old in source, f"{mutant.name}: the solution no longer contains {old!r}; update the mutant"
+        source = source.replace(old, new)
+    return source
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
+def test_mutant_loses_points(mutant: Mutant) -> None:
+    outcomes = run_notebook(SOLUTIONS / mutant.notebook, replace={mutant.cell: _mutated_source(mutant)})
+    assert mutant.catches <= set(outcomes), f"unknown test cells in {sorted(mutant.catches)}"
+    survived = sorted(t for t in mutant.catches if outcomes[t] is None)
+    assert not survived, f"{mutant.name} passes {survived}"
+    for test in mutant.catches:
+        failure = outcomes[test]
+        assert isinstance(failure, GradingFailure), f"{test}: {type(failure).__name__}: {failure}"
+        assert type(failure) is not AssertionError and str(failure), "a failure needs a full message"
+
+
+def test_mutants_are_not_caught_everywhere() -> None:
+    """A mutant of one function leaves the other functions' test cells passing (partial credit)."""
+    mutant = next(m for m in MUTANTS if m.name == "decision: last best move on ties")
+    outcomes = run_notebook(SOLUTIONS / mutant.notebook, replace={mutant.cell: _mutated_source(mutant)})
+    assert outcomes["a1-test-value-textbook"] is None
+    assert outcomes["a1-test-depth-limited"] is None
