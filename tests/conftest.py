@@ -15,3 +15,7 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "thorough"))
+
+# conftest files are loaded as plugins; keep --doctest-modules from importing them a
+# second time as test modules (two files named conftest.py would clash).
+collect_ignore_glob = ["conftest.py", "*/conftest.py", "benchmarks/*"]

@@ -81,8 +81,8 @@ def _faulty_class(solution: Path) -> dict[str, tuple[object, float, str]]:
                                                           "for i in range(6000):\n    print('x' * 1000)")),
                                    total, "graded")
     students["recursion"] = (variant(lambda nb: _edit(nb, "a1-minimax-value", lambda c: setattr(
-        c, "source", c.source.replace("    if game.is_terminal(state):\n        return game.utility(state)\n",
-                                      "")))), depth_only, "graded")
+        c, "source", c.source.replace("minimax_value(game, game.result(state, move))",
+                                      "minimax_value(game, state)")))), depth_only, "graded")
     students["kernel-death"] = (variant(lambda nb: add(nb, "a1-minimax-value",
                                                        "import os\nos._exit(1)")), total, "graded")
     return students
@@ -169,8 +169,12 @@ def test_faulty_notebooks_are_marked_where_they_failed(course):
     assert any(o.get("ename") == "CellTimeoutError" for o in outputs("loop", "a1-minimax-value"))
     assert any(o.get("ename") == "SearchCrashed" and "RecursionError" in o.get("evalue", "")
                for o in outputs("recursion", "a1-test-value-textbook"))
-    size = (root / "autograded" / "gigantic-output" / A1 / A1_NB).stat().st_size
-    assert size < 2_000_000
+    path = root / "autograded" / "gigantic-output" / A1 / A1_NB
+    assert path.stat().st_size < 2_000_000
+    assert "output truncated by the autograder" in path.read_text(encoding="utf-8")
+    died = nbformat.read(root / "autograded" / "kernel-death" / A1 / A1_NB, as_version=4)
+    crash = next(c for c in died.cells if "os._exit" in c.source)
+    assert any(o.get("ename") == "DeadKernelError" for o in crash.outputs)
 
 
 def test_feedback_grades_and_summary(course):

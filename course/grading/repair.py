@@ -18,8 +18,10 @@ released notebook:
 * cells are rebuilt from their essential fields, so malformed ones validate.
 
 A file that is not JSON, or not a notebook, cannot be repaired:
-:func:`repair_submission` sets it aside and reports why (the notebook then
-counts as missing: 0 points, with that reason in the grading report).
+:func:`repair_submission` sets it aside (``<name>.ipynb.unreadable``) and puts
+the blank released notebook in its place, as it does for a notebook that was
+not handed in, so that nbgrader records the submission with 0 points for it;
+the reason goes into the grading report.
 
 :func:`audit_notebook` lists code in the student's cells that deserves a look
 by the instructor (tracing hooks, frame inspection, imports of the reference
@@ -31,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -264,8 +267,8 @@ def repair_submission(directory: str | os.PathLike, release_directory: str | os.
     Returns
     -------
     RepairReport
-        Unreadable notebooks are renamed ``<name>.ipynb.unreadable`` so that
-        nbgrader grades them as missing.
+        Unreadable notebooks are renamed ``<name>.ipynb.unreadable``; they and
+        missing notebooks are replaced by the blank release (0 points).
     """
     directory, release_directory = Path(directory), Path(release_directory)
     report = RepairReport()
@@ -274,6 +277,7 @@ def repair_submission(directory: str | os.PathLike, release_directory: str | os.
         path = directory / release_path.name
         if not path.exists():
             report.missing.append(release_path.name)
+            shutil.copyfile(release_path, path)
             continue
         try:
             with open(path, encoding="utf-8") as handle:
@@ -289,6 +293,7 @@ def repair_submission(directory: str | os.PathLike, release_directory: str | os.
                 reason = "not UTF-8 text"
             report.unreadable[release_path.name] = reason
             os.replace(path, str(path) + ".unreadable")
+            shutil.copyfile(release_path, path)
             continue
         report.changes += [f"{release_path.name}: {c}" for c in changes]
         report.review += [f"{release_path.name}: {f}" for f in audit_notebook(fixed, release)]
@@ -300,7 +305,7 @@ def repair_submission(directory: str | os.PathLike, release_directory: str | os.
 def describe(report: RepairReport) -> Iterable[str]:
     """Human-readable lines for a :class:`RepairReport`."""
     for name, why in report.unreadable.items():
-        yield f"{name} could not be read ({why}): graded as missing, 0 points"
+        yield f"{name} could not be read ({why}): graded as blank, 0 points"
     for name in report.missing:
         yield f"{name} was not submitted: 0 points"
     yield from report.changes

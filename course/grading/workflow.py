@@ -179,6 +179,9 @@ def _api(layout: CourseLayout, **overrides: Any):
     from nbgrader.coursedir import CourseDirectory
 
     config = _config(layout.root)
+    exchange = config.Exchange.get("root") if "Exchange" in config else None
+    if exchange:
+        os.makedirs(exchange, exist_ok=True)   # NbGraderAPI complains if it cannot write there
     for key, value in overrides.items():
         section, name = key.split(".")
         config[section][name] = value
@@ -360,6 +363,8 @@ class GradeRecord:
     """What the repair step changed."""
     review: list[str] = field(default_factory=list)
     """Audit findings for the instructor."""
+    unreadable: dict[str, str] = field(default_factory=dict)
+    """Notebooks that could not be read (graded as blank), with the reason."""
     seconds: float = 0.0
     """Time spent grading it."""
     graded_at: str = ""
@@ -469,6 +474,7 @@ def _stage(layout: CourseLayout, student: str, assignment: str, staging: Path) -
     repair = repair_submission(stage, layout.release / assignment)
     record.changes = list(repair.changes)
     record.review = list(repair.review)
+    record.unreadable = dict(repair.unreadable)
     record.reason = "; ".join(line for line in describe(repair)
                               if "could not be read" in line or "not submitted" in line)
     return record
@@ -680,7 +686,7 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
     report = _read_report(layout)
     written: list[Path] = []
     for name in _pick(layout, assignment):
-        students = sorted(p.name for p in layout.autograded.glob(f"*/{name}") if p.is_dir())
+        students = sorted(p.parent.name for p in layout.autograded.glob(f"*/{name}") if p.is_dir())
         for who in students:
             try:
                 result = api.generate_feedback(name, who, force=True)
@@ -696,13 +702,15 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
             if entry.get("assignment") != name or not entry.get("reason"):
                 continue
             out = layout.feedback / entry["student"] / name
+            troubled = set(entry.get("unreadable") or {})
             for nb in layout.notebooks(name):
                 target = out / f"{nb}.html"
-                if target.exists():
+                if target.exists() and f"{nb}.ipynb" not in troubled:
                     continue
                 out.mkdir(parents=True, exist_ok=True)
                 target.write_text(_problem_page(entry, nb), encoding="utf-8")
-                written.append(target)
+                if target not in written:
+                    written.append(target)
     if log is not None:
         log(f"{len(written)} feedback files in {layout.feedback}")
     return written

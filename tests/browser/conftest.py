@@ -9,7 +9,8 @@
   document is closed and every kernel shut down, so tests start from an empty JupyterLab.
 
 When a test fails, a screenshot of the page is saved in the test's temporary folder and its path
-is printed in the failure report.
+is printed in the failure report.  Test modules here set ``pytestmark = pytest.mark.browser``, so
+``-m "not browser"`` leaves them out.
 """
 from __future__ import annotations
 
@@ -93,17 +94,14 @@ def _lab_page(browser, lab_server):
 
 @pytest.fixture
 def lab(_lab_page, tmp_path):
-    """JupyterLab in the browser, empty at the start of the test and tidied after it."""
+    """JupyterLab in the browser, empty at the start of the test and tidied after it.
+
+    (``tmp_path`` is requested so that a failure screenshot has a folder to go to.)
+    """
     _lab_page.close_all()
     _lab_page.console_errors.clear()
     yield _lab_page
     _lab_page.close_all()
-
-
-@pytest.fixture
-def lab_root(lab_server) -> Path:
-    """The folder the server shows (a temporary copy; tests may add files there)."""
-    return lab_server.root
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -6,6 +6,8 @@ drawing, and nbgrader's Validate tells a solved notebook from an unsolved one.
 """
 from __future__ import annotations
 
+import sys
+
 import nbformat
 import pytest
 
@@ -73,7 +75,7 @@ def selftest_notebooks(lab_server):
               code("assert square(3) == 9", metadata={"nbgrader": NBGRADER_TESTS})]
     return {
         "clean": _write(root, "clean.ipynb", [md("# Clean"), code("x = 6 * 7\nx"), code(""),
-                                               code("print('fine')")]),
+                                               code("import sys\nsys.prefix")]),
         "broken": _write(root, "broken.ipynb", [code("1 + 1"), code("raise ValueError('boom')"),
                                                  code("print('never runs')")]),
         "slider": _write(root, "slider.ipynb", [code(SLIDER_CELL)]),
@@ -89,6 +91,8 @@ def test_clean_notebook_runs_without_errors(lab, selftest_notebooks):
     prompts = [c["prompt"] for c in state["cells"] if c["type"] == "code"]
     assert prompts[0].strip() == "[1]:" and prompts[2].strip() == "[2]:", prompts
     assert state["cells"][1]["outputs"][0]["data"]["text/plain"] == "42"
+    # the kernel is this environment's Python
+    assert state["cells"][3]["outputs"][0]["data"]["text/plain"] == repr(sys.prefix)
     assert lab.error_report() == []
 
 
