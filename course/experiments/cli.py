@@ -246,10 +246,6 @@ def run(args: argparse.Namespace) -> int:
     """Run the experiment named in ``args``; print its table and the files written."""
     names = list(EXPERIMENTS) if args.experiment == "all" else [args.experiment]
     for name in names:
-        if args.experiment == "all":
-            for key in ("branching", "depths", "instances", "eps", "case", "simulations"):
-                if hasattr(args, key):
-                    delattr(args, key)
         start = time.perf_counter()
         output = run_experiment(name, args)
         seconds = time.perf_counter() - start

@@ -178,10 +178,12 @@ def _show_pictures(comp: Comparison) -> None:
     except Exception:  # noqa: BLE001 - pictures are optional; the message has the text version
         return
     try:
-        mine = draw_tree(game, comp.student_result())
-        theirs = draw_tree(game, comp.reference)
-        display(Markdown("**Your search** (nodes it visited):"), mine,
-                Markdown("**Reference search**:"), theirs)
+        mine = draw_tree(game, comp.student_result(), state=comp.case.state,
+                         title="your search (#k: the k-th leaf it evaluated)")
+        theirs = draw_tree(game, comp.reference, state=comp.case.state,
+                           title=f"the reference {comp.task.title}")
+        display(Markdown(f"**{comp.case.describe()}**: the nodes each search visited, in order "
+                         "(greyed: never visited)."), mine, theirs)
     except Exception:  # noqa: BLE001 - a drawing problem must not hide the grading message
         return
 

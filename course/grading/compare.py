@@ -402,22 +402,51 @@ class Comparison:
         return self.failure_class(self.message(), case=self.case.describe())
 
     def student_result(self) -> SearchResult:
-        """The student's run as a :class:`SearchResult` (for drawing)."""
+        """The student's run as a :class:`SearchResult` with a trace, for drawing.
+
+        The trace has an ``enter`` event per expansion and a ``leaf`` event per
+        evaluation, in the student's order; at the end every expanded node of
+        an explicit tree gets a ``cutoff`` event listing the children the
+        student never visited, then its ``exit``.
+        """
+        from ..search.result import Trace, TraceEvent
+
         events = self.run.events
+        case, cache = self.case, {}
+        tree = case.game if isinstance(case.game, TreeGame) else None
+        trace: list = []
+        seen: set = set()
+        order: list = []
+        for kind, path in events:
+            seen.add(path)
+            if kind == EXPAND:
+                player = None
+                if tree is not None:
+                    player = tree.node(path).kind
+                trace.append(TraceEvent("enter", path, player=player))
+                if path not in order:
+                    order.append(path)
+            else:
+                value = _leaf_value(case, path, cache)
+                trace.append(TraceEvent("leaf", path, player="leaf", lower=value, upper=value))
+        for path in reversed(order):
+            if tree is not None:
+                missing = tuple(i for i in range(len(tree.node(path).children)) if path + (i,) not in seen)
+                if missing:
+                    trace.append(TraceEvent("cutoff", path, pruned=missing, reason="not visited by your search"))
+            trace.append(TraceEvent("exit", path))
         leaves = tuple(p for k, p in events if k == LEAF)
         lower = upper = None
         returned = self.run.returned
-        move = None
         if self.task.returns == "value" and _is_number(returned):
             lower = upper = returned
-        elif isinstance(returned, (tuple, list)) and returned:
-            if self.task.returns == "bounds" and len(returned) == 3:
-                lower, upper = returned[0], returned[1]
-            else:
-                lower = upper = returned[0]
-        return SearchResult(algorithm="yours", lower=lower, upper=upper, move=move,
-                            expanded=sum(1 for k, _ in events if k == EXPAND),
-                            evaluated=len(leaves), leaves=leaves)
+        elif isinstance(returned, (tuple, list)) and returned and _is_number(returned[0]):
+            lower = upper = returned[0]
+            if self.task.returns == "bounds" and len(returned) == 3 and _is_number(returned[1]):
+                upper = returned[1]
+        return SearchResult(algorithm="your search", lower=lower, upper=upper, move=None,
+                            expanded=len(order), evaluated=len(leaves), leaves=leaves,
+                            trace=Trace(tuple(trace)))
 
 
 class _RefIndex:

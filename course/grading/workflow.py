@@ -41,7 +41,7 @@ import tempfile
 import time
 import zipfile
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,6 +188,18 @@ def _api(layout: CourseLayout, **overrides: Any):
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
+def _nbgrader_error(result: dict) -> str:
+    """The most telling error line of an nbgrader result (not its generic "see above")."""
+    text = "\n".join(str(result.get(k) or "") for k in ("log", "error"))
+    found = re.findall(r"(\w+(?:Error|Exception|Exit)): (.+)", text)
+    useful = [f"{name}: {message.strip()}" for name, message in found
+              if "see the the above traceback" not in message and "see the above" not in message]
+    if useful:
+        return useful[-1]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "unknown error"
+
+
 def _pick(layout: CourseLayout, assignment: str | None) -> list[str]:
     known = layout.assignments()
     if assignment is None:
@@ -236,8 +248,7 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
     for name in _pick(layout, assignment):
         result = api.generate_assignment(name, force=True, create=True)
         if not result.get("success"):
-            error = (result.get("error") or result.get("log") or "").strip().splitlines()
-            raise WorkflowError(f"nbgrader could not generate {name}: " + (error[-1] if error else "unknown error"))
+            raise WorkflowError(f"nbgrader could not generate {name}: {_nbgrader_error(result)}")
         written += sorted((target / name).glob("*.ipynb"))
     return written
 
@@ -567,8 +578,7 @@ def _run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str]
                 if message.get("success"):
                     record.status = "graded (with problems)" if record.reason else "graded"
                 else:
-                    error = (message.get("error") or "").strip().splitlines()
-                    why = f"nbgrader failed: {error[-1] if error else 'unknown error'}"
+                    why = f"nbgrader failed: {_nbgrader_error(message)}"
                     record.reason = "; ".join(r for r in (record.reason, why) if r)
                 _fill_scores(layout, record)
                 done(record)
@@ -843,6 +853,7 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     layout = course_layout(root)
     report = _read_report(layout)
@@ -888,6 +899,7 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
                     color="#4C72B0", edgecolor="white")
             ax.set_xlabel(f"score (out of {spec.max_score:g})")
             ax.set_ylabel("submissions")
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_title(f"{name}: {len(scores)} submissions, mean {sum(scores) / len(scores):.1f}")
             fig.tight_layout()
             item.histogram = out_dir / f"{name}-scores.png"
