@@ -134,8 +134,9 @@ def run_bab_cops_robbers(*, out: Path, depths=(3, 5), epsilons=(0, 1, 2, 3, 4, 6
     if bins is not None:
         files.append(write_csv(out / "bab-cops-robbers-bins.csv", bins))
 
-    fig, axes = new_figure(3, 2, width=4.4, height=3.6)
-    for row_index, mode in enumerate(("deterministic", "stochastic")):
+    present = [m for m in ("deterministic", "stochastic") if any(r["mode"] == m for r in summary)]
+    fig, axes = new_figure(3, len(present), width=4.4, height=3.6)
+    for row_index, mode in enumerate(present):
         ax_er, ax_amb, ax_bin = axes[3 * row_index: 3 * row_index + 3]
         mode_rows = [r for r in summary if r["mode"] == mode]
         for depth in sorted({r["depth"] for r in mode_rows}):
