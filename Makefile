@@ -70,7 +70,11 @@ grading-summary: $(VENV)/.installed
 experiments: $(VENV)/.installed
 	$(PY) -m course experiment all --small
 
-benchmark: $(VENV)/.installed-test
+$(VENV)/.installed-bench: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	@touch $(VENV)/.installed $(VENV)/.installed-test $@
+
+benchmark: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/run_all.py
 
 clean:

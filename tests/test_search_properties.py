@@ -179,3 +179,14 @@ def test_depth_limited_search_uses_eval_at_the_horizon(game):
     assume(game.root.kind != "leaf")
     s = star1(game, depth=1, evaluate=evaluate, vmin=0, vmax=9)
     assert s.value == limited.value
+
+
+@given(games(chance=True, max_depth=4, low=0, high=100))
+def test_star1_value_is_exact_in_floating_point(game):
+    # float probabilities: the bounds must still meet, and equal expectimax's number
+    from course.trees import parse_tree, tree_to_obj
+    import json
+
+    floaty = parse_tree(json.loads(json.dumps(tree_to_obj(game), default=float)))
+    s, e = star1(floaty), expectimax(floaty)
+    assert s.value is not None and s.value == e.value

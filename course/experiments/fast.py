@@ -388,6 +388,7 @@ def _bab_stochastic(game: StochasticRandomTree, name: str, eps: float, record: b
         nonlocal expanded, evaluated
         expanded += 1
         L, U = vmin, vmax
+        sum_L = sum_U = 0.0
         p_j = probs[j]
         base = i * b
         leaf_level = t == d - 1
@@ -409,13 +410,15 @@ def _bab_stochastic(game: StochasticRandomTree, name: str, eps: float, record: b
                 Lc, Uc = decision(t1, base + k, code * b + k, child_alpha, child_beta)
             L = L + p * (Lc - vmin)                        # C3, incrementally
             U = U - p * (vmax - Uc)
+            sum_L += p * Lc
+            sum_U += p * Uc
             if not alpha > L:
                 alpha = L
             if not beta < U:
                 beta = U
             if beta <= alpha + eps and k < last:
                 return L, U
-        return L, U
+        return sum_L, sum_U                                # fully expanded: C3 summed directly
 
     lower, upper = decision(0, 0, 0, vmin, vmax)
     return SearchResult(

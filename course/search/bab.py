@@ -25,6 +25,13 @@ pruned keeps ``U = vmax`` and a MIN node keeps ``L = vmin``; a fully expanded
 MAX node takes ``U = best_U`` and a MIN node ``L = best_L``.  Theorem 1: the
 root's bounds contain the minimax value and ``U - L <= epsilon``.
 
+A fully expanded CHANCE node returns ``L = sum pi(c) L(c)`` and
+``U = sum pi(c) U(c)``, condition C3 with the probabilities summing to 1.
+In exact arithmetic these are the numbers the incremental updates reach; in
+floating point the incremental updates drift apart by rounding (Star1 would
+return bounds 1e-16 apart instead of a value), while the direct sums are
+computed exactly as expectimax computes them.
+
 The extracted pseudocode prints the pruning test as ``beta < alpha + eps``;
 the paper's text ("prunes states whenever beta <= alpha + eps") and its claim
 that epsilon = 0 is standard alpha-beta both need ``<=``, which is used here.
@@ -174,6 +181,7 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, **options) -> SearchR
         player, children = ctx.begin(state, path)
         L, U = vmin, vmax                                  # line 3
         best_U, best_L = vmin, vmax                        # lines 4-5
+        sum_L = sum_U = 0                                  # CHANCE: C3 summed directly
         # lines 6-10: the window (alpha, beta) was computed by the caller, see below
         if events is not None:
             ctx.emit("enter", path, player=player.value, alpha=alpha, beta=beta, lower=L, upper=U)
@@ -197,6 +205,8 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, **options) -> SearchR
             else:                                          # lines 19-21 (C3)
                 L = L + p * (Lc - vmin)
                 U = U - p * (vmax - Uc)
+                sum_L += p * Lc
+                sum_U += p * Uc
             alpha = max(L, alpha)                          # line 22
             beta = min(U, beta)                            # line 23
             if events is not None:
@@ -212,6 +222,8 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, **options) -> SearchR
             U = best_U
         elif player is Player.MIN:                         # line 26
             L = best_L
+        else:  # fully expanded CHANCE: C3 with the probabilities summing to 1
+            L, U = sum_L, sum_U
         if events is not None:
             ctx.emit("exit", path, alpha=alpha, beta=beta, lower=L, upper=U)
         return L, U                                        # line 27
