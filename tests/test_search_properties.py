@@ -189,4 +189,6 @@ def test_star1_value_is_exact_in_floating_point(game):
 
     floaty = parse_tree(json.loads(json.dumps(tree_to_obj(game), default=float)))
     s, e = star1(floaty), expectimax(floaty)
-    assert s.value is not None and s.value == e.value
+    assert s.value is not None  # the bounds meet exactly
+    # equal to expectimax's number up to rounding (bit-equal where Star1 expands the chance nodes)
+    assert abs(s.value - e.value) <= 1e-12 * max(1, abs(e.value))
