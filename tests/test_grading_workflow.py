@@ -101,11 +101,16 @@ def test_copies_unknown_ids_metadata_and_types_are_repaired():
     nbformat.validate(fixed)
 
 
-def test_unreadable_and_missing_notebooks_become_blank_releases(tmp_path):
+def _repair_a2_submission(tmp_path, text):
+    """A fresh a2 submission whose alphabeta.ipynb holds ``text``, and its repair report."""
     submission = tmp_path / "a2"
     submission.mkdir()
-    (submission / "alphabeta.ipynb").write_text('{"cells": [', encoding="utf-8")
-    report = repair_submission(submission, RELEASE_A2.parent)
+    (submission / "alphabeta.ipynb").write_text(text, encoding="utf-8")
+    return submission, repair_submission(submission, RELEASE_A2.parent)
+
+
+def test_unreadable_and_missing_notebooks_become_blank_releases(tmp_path):
+    submission, report = _repair_a2_submission(tmp_path, '{"cells": [')
     assert "not valid JSON" in report.unreadable["alphabeta.ipynb"]
     assert (submission / "alphabeta.ipynb.unreadable").exists()
     assert (submission / "alphabeta.ipynb").read_bytes() == RELEASE_A2.read_bytes()
@@ -115,10 +120,7 @@ def test_unreadable_and_missing_notebooks_become_blank_releases(tmp_path):
 
 
 def test_json_that_is_not_a_notebook_is_unreadable(tmp_path):
-    submission = tmp_path / "a2"
-    submission.mkdir()
-    (submission / "alphabeta.ipynb").write_text('{"hello": 1}', encoding="utf-8")
-    report = repair_submission(submission, RELEASE_A2.parent)
+    _, report = _repair_a2_submission(tmp_path, '{"hello": 1}')
     assert "not a notebook" in report.unreadable["alphabeta.ipynb"]
 
 

@@ -192,3 +192,15 @@ def test_star1_value_is_exact_in_floating_point(game):
     assert s.value is not None  # the bounds meet exactly
     # equal to expectimax's number up to rounding (bit-equal where Star1 expands the chance nodes)
     assert abs(s.value - e.value) <= 1e-12 * max(1, abs(e.value))
+
+
+@given(st.integers(1, 8), st.integers(-50, 50), st.fractions(min_value=Fraction(1, 10), max_value=10))
+def test_naive_epsilon_error_is_unbounded(m, x, epsilon):
+    # BAB paper, Figure 2: the naive rule ends at x + m*eps while the value is x; BAB stays within eps
+    from course.examples import naive_epsilon_counterexample
+
+    game = naive_epsilon_counterexample(m=m, x=x, epsilon=epsilon)
+    assert true_value(game.root) == x
+    assert naive_epsilon(game, epsilon=epsilon).value == x + m * epsilon
+    result = bab(game, epsilon=epsilon)
+    assert result.lower <= x <= result.upper and result.width <= epsilon

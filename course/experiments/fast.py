@@ -129,14 +129,17 @@ def fast_search(
         raise BoundsError(
             f"leaf values span [{lo}, {hi}], outside the game's bounds [{game.vmin}, {game.vmax}]"
         )
+    if algorithm == "alphabeta" and isinstance(game, StochasticRandomTree):
+        raise ParameterError(
+            "alphabeta handles MAX and MIN nodes only and a stochastic random tree has "
+            "chance nodes; use star1 or bab"
+        )
+    # the result's epsilon: none for alpha-beta, 0 for Star1 (BAB with epsilon = 0)
+    eps = None if algorithm == "alphabeta" else (epsilon if algorithm == "bab" else 0)
+    if game.depth == 0:                     # the root is the only leaf: nothing to search
+        return _leaf_root(game, algorithm, eps)
     if algorithm == "alphabeta":
-        if isinstance(game, StochasticRandomTree):
-            raise ParameterError(
-                "alphabeta handles MAX and MIN nodes only and a stochastic random tree has "
-                "chance nodes; use star1 or bab"
-            )
         return _alphabeta_rt(game, leaves)
-    eps = epsilon if algorithm == "bab" else 0
     if isinstance(game, RandomTree):
         return _bab_rt(game, algorithm, eps, leaves)
     return _bab_stochastic(game, algorithm, eps, leaves)
@@ -168,13 +171,24 @@ def _leaf_root(game, name: str, epsilon) -> SearchResult:
                         evaluated=1, leaves=((),), children=(), epsilon=epsilon)
 
 
+def _result(name: str, lower: float, upper: float, epsilon, root_children: list,
+            expanded: int, evaluated: int, leaf_codes: list[int], base: int,
+            length: int) -> SearchResult:
+    """The reference's result from a fast search's counters (``leaf_codes`` empty: no leaves)."""
+    return SearchResult(
+        algorithm=name, lower=lower, upper=upper,
+        move=_first_best(root_children, True, 1),
+        expanded=expanded, evaluated=evaluated,
+        leaves=_paths(leaf_codes, base, length),
+        children=tuple(root_children), epsilon=epsilon,
+    )
+
+
 # --------------------------------------------------------------------------------------
 # Alpha-beta on RT (Russell & Norvig: cut when v >= beta at MAX, v <= alpha at MIN)
 # --------------------------------------------------------------------------------------
 def _alphabeta_rt(game: RandomTree, record: bool) -> SearchResult:
     b, d, vals = game.branching, game.depth, game._values
-    if d == 0:
-        return _leaf_root(game, "alphabeta", None)
     expanded = 0
     evaluated = 0
     leaf_codes: list[int] = []
@@ -245,13 +259,7 @@ def _alphabeta_rt(game: RandomTree, record: bool) -> SearchResult:
         return v
 
     v = node(0, 0, -INF, INF)
-    return SearchResult(
-        algorithm="alphabeta", lower=v, upper=v,
-        move=_first_best(root_children, True, 1),
-        expanded=expanded, evaluated=evaluated,
-        leaves=_paths(leaf_codes, b, d) if record else (),
-        children=tuple(root_children), epsilon=None,
-    )
+    return _result("alphabeta", v, v, None, root_children, expanded, evaluated, leaf_codes, b, d)
 
 
 # --------------------------------------------------------------------------------------
@@ -260,8 +268,6 @@ def _alphabeta_rt(game: RandomTree, record: bool) -> SearchResult:
 def _bab_rt(game: RandomTree, name: str, eps: float, record: bool) -> SearchResult:
     b, d, vals = game.branching, game.depth, game._values
     vmin, vmax = game.vmin, game.vmax
-    if d == 0:
-        return _leaf_root(game, name, eps)
     expanded = 0
     evaluated = 0
     leaf_codes: list[int] = []
@@ -329,13 +335,7 @@ def _bab_rt(game: RandomTree, name: str, eps: float, record: bool) -> SearchResu
         return best_L, U
 
     lower, upper = node(0, 0, vmin, vmax)
-    return SearchResult(
-        algorithm=name, lower=lower, upper=upper,
-        move=_first_best(root_children, True, 1),
-        expanded=expanded, evaluated=evaluated,
-        leaves=_paths(leaf_codes, b, d) if record else (),
-        children=tuple(root_children), epsilon=eps,
-    )
+    return _result(name, lower, upper, eps, root_children, expanded, evaluated, leaf_codes, b, d)
 
 
 # --------------------------------------------------------------------------------------
@@ -345,8 +345,6 @@ def _bab_stochastic(game: StochasticRandomTree, name: str, eps: float, record: b
     b, d, vals = game.branching, game.depth, game._values
     vmin, vmax = game.vmin, game.vmax
     probs = game.outcome_probabilities
-    if d == 0:
-        return _leaf_root(game, name, eps)
     expanded = 0
     evaluated = 0
     leaf_codes: list[int] = []
@@ -421,10 +419,5 @@ def _bab_stochastic(game: StochasticRandomTree, name: str, eps: float, record: b
         return sum_L, sum_U                                # fully expanded: C3 summed directly
 
     lower, upper = decision(0, 0, 0, vmin, vmax)
-    return SearchResult(
-        algorithm=name, lower=lower, upper=upper,
-        move=_first_best(root_children, True, 1),
-        expanded=expanded, evaluated=evaluated,
-        leaves=_paths(leaf_codes, b, 2 * d) if record else (),
-        children=tuple(root_children), epsilon=eps,
-    )
+    return _result(name, lower, upper, eps, root_children, expanded, evaluated, leaf_codes,
+                   b, 2 * d)

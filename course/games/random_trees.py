@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from numbers import Integral, Real
+from typing import TypeVar
 
 import numpy as np
 
@@ -60,6 +61,7 @@ MAX_LEAVES = 50_000_000
 
 DecisionState = tuple[int, int]
 ChanceState = tuple[int, int, int]
+_State = TypeVar("_State")
 
 
 def _check_int(name: str, value, minimum: int) -> int:
@@ -89,7 +91,65 @@ def _draw_leaves(branching: int, depth: int, seed: int, low: float, high: float)
     return values
 
 
-class RandomTree(Game[DecisionState, int]):
+class _UniformRandomTree(Game[_State, int]):
+    """What RT and stochastic RT share: ``b`` moves everywhere, leaves at one depth.
+
+    Subclasses call :meth:`_set_shape` and then :meth:`_set_leaves` from their
+    ``__init__`` (their own checks may come in between) and add the rest of
+    the :class:`~course.game.Game` interface.
+    """
+
+    def _set_shape(self, branching: int, depth: int, seed: int, *, min_branching: int) -> None:
+        self.branching = _check_int("branching", branching, min_branching)
+        self.depth = _check_int("depth", depth, 0)
+        self.seed = _check_int("seed", seed, 0)
+
+    def _set_leaves(self, low: float, high: float) -> None:
+        self.vmin, self.vmax = _check_range(low, high)
+        self.leaf_values = _draw_leaves(self.branching, self.depth, self.seed, low, high)
+        self._values = self.leaf_values.tolist()
+        self._moves = range(self.branching)
+
+    # -- the Game interface -------------------------------------------------------
+    def initial_state(self) -> DecisionState:
+        return (0, 0)
+
+    def moves(self, state: _State) -> Sequence[int]:
+        return self._moves
+
+    def utility(self, state: _State) -> float:
+        return self._values[state[1]]
+
+    # -- conveniences -------------------------------------------------------------
+    @property
+    def num_leaves(self) -> int:
+        """``b**depth``, the number of (distinct) leaf states."""
+        return self.branching ** self.depth
+
+    def to_tree(self, *, max_nodes: int = 100_000) -> TreeGame:
+        """The tree as an explicit :class:`~course.trees.TreeGame` (for drawing small ones).
+
+        A stochastic tree's shared successor states are copied below each
+        chance node.
+
+        Raises
+        ------
+        ParameterError
+            If the tree has more than ``max_nodes`` nodes.
+
+        Examples
+        --------
+        >>> tree = random_tree(2, 2, seed=1).to_tree()
+        >>> [leaf.value for leaf in tree.root.leaves()] == random_tree(2, 2, seed=1).leaf_values.tolist()
+        True
+        >>> tree = stochastic_random_tree(2, 1, seed=3).to_tree()
+        >>> tree.root.kind, [c.kind for c in tree.root.children], tree.root.children[1].probabilities
+        ('max', ['chance', 'chance'], (0.19999999999999996, 0.8))
+        """
+        return game_to_tree(self, max_nodes=max_nodes)
+
+
+class RandomTree(_UniformRandomTree[DecisionState]):
     """The BAB paper's random tree (RT); build one with :func:`random_tree`.
 
     Attributes
@@ -107,27 +167,16 @@ class RandomTree(Game[DecisionState, int]):
 
     def __init__(self, branching: int, depth: int, *, seed: int = 0,
                  low: float = 0, high: float = 100) -> None:
-        self.branching = _check_int("branching", branching, 1)
-        self.depth = _check_int("depth", depth, 0)
-        self.seed = _check_int("seed", seed, 0)
-        self.vmin, self.vmax = _check_range(low, high)
-        self.leaf_values = _draw_leaves(self.branching, self.depth, self.seed, low, high)
-        self._values = self.leaf_values.tolist()
-        self._moves = range(self.branching)
+        self._set_shape(branching, depth, seed, min_branching=1)
+        self._set_leaves(low, high)
 
     def __repr__(self) -> str:
         return (f"random_tree(branching={self.branching}, depth={self.depth}, seed={self.seed}, "
                 f"low={self.vmin!r}, high={self.vmax!r})")
 
-    # -- the Game interface -------------------------------------------------------
-    def initial_state(self) -> DecisionState:
-        return (0, 0)
-
+    # -- the Game interface (initial_state, moves, utility: shared) ---------------
     def turn(self, state: DecisionState) -> Player:
         return Player.MAX if state[0] % 2 == 0 else Player.MIN
-
-    def moves(self, state: DecisionState) -> Sequence[int]:
-        return self._moves
 
     def result(self, state: DecisionState, move: int) -> DecisionState:
         t, i = state
@@ -136,15 +185,7 @@ class RandomTree(Game[DecisionState, int]):
     def is_terminal(self, state: DecisionState) -> bool:
         return state[0] == self.depth
 
-    def utility(self, state: DecisionState) -> float:
-        return self._values[state[1]]
-
-    # -- conveniences -------------------------------------------------------------
-    @property
-    def num_leaves(self) -> int:
-        """``b**d``, the number of leaves."""
-        return self.branching ** self.depth
-
+    # -- conveniences (num_leaves, to_tree: shared) ---------------------------------
     def leaf_path(self, index: int) -> Path:
         """The path of leaf number ``index`` (its base-``b`` digits, ``d`` of them).
 
@@ -166,24 +207,8 @@ class RandomTree(Game[DecisionState, int]):
             index = index * self.branching + k
         return index
 
-    def to_tree(self, *, max_nodes: int = 100_000) -> TreeGame:
-        """The tree as an explicit :class:`~course.trees.TreeGame` (for drawing small ones).
 
-        Raises
-        ------
-        ParameterError
-            If the tree has more than ``max_nodes`` nodes.
-
-        Examples
-        --------
-        >>> tree = random_tree(2, 2, seed=1).to_tree()
-        >>> [leaf.value for leaf in tree.root.leaves()] == random_tree(2, 2, seed=1).leaf_values.tolist()
-        True
-        """
-        return game_to_tree(self, max_nodes=max_nodes)
-
-
-class StochasticRandomTree(Game[tuple, int]):
+class StochasticRandomTree(_UniformRandomTree[tuple]):
     """The BAB paper's stochastic random tree; build one with :func:`stochastic_random_tree`.
 
     Attributes
@@ -204,9 +229,7 @@ class StochasticRandomTree(Game[tuple, int]):
 
     def __init__(self, branching: int, depth: int, *, seed: int = 0, p: float = 0.8,
                  low: float = 0, high: float = 100) -> None:
-        self.branching = _check_int("branching", branching, 2)
-        self.depth = _check_int("depth", depth, 0)
-        self.seed = _check_int("seed", seed, 0)
+        self._set_shape(branching, depth, seed, min_branching=2)
         if isinstance(p, bool) or not isinstance(p, Real) or not 0 < p < 1:
             raise ParameterError(
                 f"p must be a probability strictly between 0 and 1, got {p!r} "
@@ -214,10 +237,7 @@ class StochasticRandomTree(Game[tuple, int]):
             )
         self.p = p
         self.q = (1 - p) / (self.branching - 1)
-        self.vmin, self.vmax = _check_range(low, high)
-        self.leaf_values = _draw_leaves(self.branching, self.depth, self.seed, low, high)
-        self._values = self.leaf_values.tolist()
-        self._moves = range(self.branching)
+        self._set_leaves(low, high)
         b = self.branching
         #: outcome probabilities after move j: p for outcome j, q for the others
         self.outcome_probabilities = tuple(
@@ -231,17 +251,11 @@ class StochasticRandomTree(Game[tuple, int]):
         return (f"stochastic_random_tree(branching={self.branching}, depth={self.depth}, "
                 f"seed={self.seed}, p={self.p!r}, low={self.vmin!r}, high={self.vmax!r})")
 
-    # -- the Game interface -------------------------------------------------------
-    def initial_state(self) -> DecisionState:
-        return (0, 0)
-
+    # -- the Game interface (initial_state, moves, utility: shared) ---------------
     def turn(self, state: tuple) -> Player:
         if len(state) == 3:
             return Player.CHANCE
         return Player.MAX if state[0] % 2 == 0 else Player.MIN
-
-    def moves(self, state: tuple) -> Sequence[int]:
-        return self._moves
 
     def result(self, state: tuple, move: int) -> tuple:
         if len(state) == 3:                      # a chance outcome: the successor decision state
@@ -253,9 +267,6 @@ class StochasticRandomTree(Game[tuple, int]):
     def is_terminal(self, state: tuple) -> bool:
         return len(state) == 2 and state[0] == self.depth
 
-    def utility(self, state: tuple) -> float:
-        return self._values[state[1]]
-
     def chance_outcomes(self, state: tuple) -> Sequence[tuple[int, float]]:
         return self._outcomes[state[2]]
 
@@ -264,12 +275,7 @@ class StochasticRandomTree(Game[tuple, int]):
             return f"{move} ({self.outcome_probabilities[state[2]][move]:g})"
         return str(move)
 
-    # -- conveniences -------------------------------------------------------------
-    @property
-    def num_leaves(self) -> int:
-        """``b**depth``, the number of distinct leaf states."""
-        return self.branching ** self.depth
-
+    # -- conveniences (num_leaves, to_tree: shared) ---------------------------------
     def leaf_index(self, path: Sequence[int]) -> int:
         """The position in :attr:`leaf_values` of the leaf state at ``path``.
 
@@ -286,22 +292,6 @@ class StochasticRandomTree(Game[tuple, int]):
         for k in path[1::2]:
             index = index * b + k
         return index
-
-    def to_tree(self, *, max_nodes: int = 100_000) -> TreeGame:
-        """The tree as an explicit :class:`~course.trees.TreeGame` (shared states are copied).
-
-        Raises
-        ------
-        ParameterError
-            If the tree has more than ``max_nodes`` nodes.
-
-        Examples
-        --------
-        >>> tree = stochastic_random_tree(2, 1, seed=3).to_tree()
-        >>> tree.root.kind, [c.kind for c in tree.root.children], tree.root.children[1].probabilities
-        ('max', ['chance', 'chance'], (0.19999999999999996, 0.8))
-        """
-        return game_to_tree(self, max_nodes=max_nodes)
 
 
 def _digits(index: int, base: int, length: int) -> Path:

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
 RESPONSE_SECONDS = 1.0  # the issue's "within a second"
+NEXT = re.compile(r"\bnext\b|forward|^\W*(>|▶|→|⏵)\W*$", re.IGNORECASE)  # the player's Next button
 
 
 def calls_in_lessons(function: str) -> list:
@@ -53,15 +54,23 @@ def open_explorer(lab, lesson: str, function: str):
     return view
 
 
+def redraw(lab, view, act):
+    """Do ``act()``, wait for ``view`` to change and check it did so within RESPONSE_SECONDS.
+
+    Returns the new snapshot and the seconds the change took."""
+    before = lab.snapshot(view)
+    act()
+    after, seconds = lab.wait_changed(view, before, timeout=RESPONSE_SECONDS)
+    assert seconds < RESPONSE_SECONDS
+    return after, seconds
+
+
 @pytest.mark.parametrize("lesson", calls_in_lessons("epsilon_explorer"))
 def test_epsilon_slider_redraws_tree_and_numbers(lab, lesson):
     view = open_explorer(lab, lesson, "epsilon_explorer")
     slider = lab.slider(view, re.compile(r"ε|eps", re.IGNORECASE))
     for key in ("Home", "End"):  # to the smallest eps (alpha-beta), then to the largest
-        before = lab.snapshot(view)
-        lab.press_slider(slider, key)
-        after, seconds = lab.wait_changed(view, before, timeout=RESPONSE_SECONDS)
-        assert seconds < RESPONSE_SECONDS
+        after, seconds = redraw(lab, view, lambda: lab.press_slider(slider, key))
         assert re.search(r"\d", after["text"]), f"no numbers shown: {after['text']!r}"
         print(f"{lesson}: eps slider {key}: redrawn in {seconds:.2f} s")
         assert "Cannot show" not in after["text"], after["text"]
@@ -75,10 +84,7 @@ def test_ordering_choice_redraws_tree_and_numbers(lab, lesson):
     # worst-first prunes nothing on a non-degenerate tree, best-first prunes the most: each of
     # the two differs from the other and from any other ordering shown at the start.
     for option in [o for o in ("worst-first", "best-first") if o not in start] or ["given"]:
-        before = lab.snapshot(view)
-        lab.choose(view, option)
-        after, seconds = lab.wait_changed(view, before, timeout=RESPONSE_SECONDS)
-        assert seconds < RESPONSE_SECONDS
+        after, seconds = redraw(lab, view, lambda: lab.choose(view, option))
         assert option in lab.chosen(view)
         print(f"{lesson}: ordering {option}: redrawn in {seconds:.2f} s")
         assert "Cannot show" not in after["text"], after["text"]
@@ -92,10 +98,7 @@ def test_step_through_next_moves_current_node(lab, lesson):
     # Step until one node is current, then until another one is: a node's cut-off and its exit
     # are consecutive events at the same node, so a single step need not move the marker.
     for _ in range(8):
-        before = lab.snapshot(view)
-        lab.click_button(view, re.compile(r"\bnext\b|forward|^\W*(>|▶|→|⏵)\W*$", re.IGNORECASE))
-        after, seconds = lab.wait_changed(view, before, timeout=RESPONSE_SECONDS)
-        assert seconds < RESPONSE_SECONDS
+        redraw(lab, view, lambda: lab.click_button(view, NEXT))
         seen.append(lab.current_nodes(view))
         marked = [ids for ids in seen if ids]
         if len(marked) >= 2 and marked[-1] != marked[0]:
