@@ -40,8 +40,10 @@ $(VENV)/.installed-test: pyproject.toml | $(PY)
 install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
+# --allow-root only when run as root (containers); a student's laptop never needs it.
 lab: $(VENV)/.installed
-	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --ServerApp.default_url=/lab/tree/lessons
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --ServerApp.default_url=/lab/tree/lessons \
+	  $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) $(LAB_ARGS)
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest
