@@ -85,6 +85,21 @@ def _faulty_class(solution: Path) -> dict[str, tuple[object, float, str]]:
                                       "minimax_value(game, state)")))), depth_only, "graded")
     students["kernel-death"] = (variant(lambda nb: add(nb, "a1-minimax-value",
                                                        "import os\nos._exit(1)")), total, "graded")
+    # a hostile notebook: zeroes everyone's grades and deletes the others' graded notebooks
+    hostile = (
+        "import os, shutil, sqlite3\n"
+        "root = os.path.abspath(os.path.join(os.getcwd(), '..', '..', '..'))\n"
+        "db = os.path.join(root, 'gradebook.db')\n"
+        "if os.path.exists(db):\n"
+        "    con = sqlite3.connect(db)\n"
+        "    con.execute('UPDATE grade SET auto_score = 0')\n"
+        "    con.commit()\n"
+        "    con.close()\n"
+        "for other in os.listdir(os.path.join(root, 'autograded')):\n"
+        "    if other not in ('hostile', '.course-grading'):\n"
+        "        shutil.rmtree(os.path.join(root, 'autograded', other), ignore_errors=True)\n"
+    )
+    students["hostile"] = (variant(lambda nb: add(nb, "a1-minimax-value", hostile)), 0.0, "failed")
     return students
 
 
@@ -134,16 +149,33 @@ def test_every_submission_gets_the_points_it_earned(course):
     root, _, records, expected = course
     assert set(records) == set(expected)
     autograded = {}
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook, MissingEntry
     layout = workflow.course_layout(root)
     with Gradebook(layout.db_url, layout.course_id) as gb:
         for (student, assignment), record in records.items():
-            sub = gb.find_submission(assignment, student)
+            try:
+                sub = gb.find_submission(assignment, student)
+            except MissingEntry:          # a failed submission may have no gradebook entry
+                assert record.status == "failed", (student, assignment, record)
+                autograded[(student, assignment)] = 0.0
+                continue
             autograded[(student, assignment)] = sum(
                 g.auto_score or 0 for nb in sub.notebooks for g in nb.grades if g.cell_type == "code")
     wrong = {key: (autograded[key], record.status, record.reason) for key, record in records.items()
              if autograded[key] != expected[key][0] or not record.status.startswith(expected[key][1])}
     assert not wrong, f"unexpected results (autograded score, status, reason): {wrong}"
+
+
+def test_a_hostile_notebook_cannot_change_other_grades(course):
+    root, _, records, _ = course
+    record = records[("hostile", A1)]
+    assert record.status == "failed" and "tampered with the grading files" in record.reason
+    assert "gradebook was restored" in record.reason
+    # the graded notebooks it deleted were graded again and are back
+    layout = workflow.course_layout(root)
+    for (student, assignment), other in records.items():
+        if other.status.startswith("graded"):
+            assert (layout.autograded / student / assignment).is_dir(), (student, assignment)
 
 
 def test_reasons_and_repairs_are_reported(course):

@@ -60,6 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--submitted", required=True, help="folder holding <student>/<assignment>/")
     parser.add_argument("--timeout", type=int, default=None, help="seconds per cell")
     parser.add_argument("--job", action="append", required=True, help="STUDENT/ASSIGNMENT")
+    parser.add_argument("--handshake", action="store_true",
+                        help="wait for a line on standard input before each job (the parent "
+                             "snapshots the gradebook meanwhile)")
     args = parser.parse_args(argv)
 
     config = load_course_config(args.root, args.config)
@@ -72,6 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     status = 0
     for job in args.job:
         student, _, assignment = job.partition("/")
+        if args.handshake and not sys.stdin.readline():
+            break                       # the parent went away
         _emit({"event": "start", "student": student, "assignment": assignment})
         try:
             api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)

@@ -23,7 +23,10 @@ graded by a separate ``python -m course.grading.worker`` process with a
 wall-clock limit.  Inside, :class:`course.grading.executor.RobustExecute`
 restarts the kernel after a cell that hangs or crashes it.  Whatever happens
 to one submission is written to the grading report
-(``autograded/.course-grading/report.json``) and the others go on.
+(``autograded/.course-grading/report.json``) and the others go on.  Around
+each submission a :class:`~course.grading.guard.GradingGuard` checks that it
+left the other students' grades and graded files alone (restoring the
+gradebook from memory and re-grading damaged submissions if it did not).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CourseError
+from .guard import GradingGuard
 from .repair import describe, repair_submission
 
 __all__ = [
@@ -500,11 +504,12 @@ class _Worker:
         import threading
 
         command = [sys.executable, "-m", "course.grading.worker", "--root", str(layout.root),
-                   "--submitted", str(staging), "--timeout", str(cell_timeout)]
+                   "--submitted", str(staging), "--timeout", str(cell_timeout), "--handshake"]
         for student, assignment in jobs:
             command += ["--job", f"{student}/{assignment}"]
-        self.proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, start_new_session=True, cwd=str(layout.root))
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                     cwd=str(layout.root))
         self.lines: "queue.Queue[dict | None]" = queue.Queue()
         self.stderr: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -523,6 +528,14 @@ class _Worker:
         for line in self.proc.stderr:
             self.stderr.append(line)
             del self.stderr[:-40]
+
+    def go(self) -> None:
+        """Let the worker start its next job (it waits for this after each one)."""
+        try:
+            self.proc.stdin.write("go\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass                          # the worker is gone; next() will say so
 
     def next(self, timeout: float) -> dict | None:
         """The next JSON line; None if the worker exited; raises TimeoutError after ``timeout``."""
@@ -548,7 +561,13 @@ WORKER_STARTUP = 180
 
 def _run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
               cell_timeout: int, wall_limit: float | None, done: Any) -> None:
-    """Grade every staged job, restarting the worker after a job that hangs or kills it."""
+    """Grade every staged job, restarting the worker after a job that hangs or kills it.
+
+    Around each job a :class:`~course.grading.guard.GradingGuard` checks that the
+    notebook left the other submissions' grades and graded files alone.
+    """
+    guard = GradingGuard(layout.autograded, layout.db_url, layout.course_id,
+                         ignore={REPORT_PATH.parts[1]})
     pending = list(records)
     while pending:
         worker = _Worker(layout, staging, pending, cell_timeout)
@@ -560,6 +579,8 @@ def _run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str]
                 if limit is None:
                     cells = _count_code_cells(staging / job[0] / job[1])
                     limit = 120 + SECONDS_PER_CELL_FACTOR * cell_timeout * max(1, cells)
+                guard.snapshot()
+                worker.go()
                 start = time.perf_counter()
                 try:
                     message = worker.next(WORKER_STARTUP)
@@ -580,10 +601,19 @@ def _run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str]
                 else:
                     why = f"nbgrader failed: {_nbgrader_error(message)}"
                     record.reason = "; ".join(r for r in (record.reason, why) if r)
+                found = guard.check(job)
+                if found:
+                    record.status = "failed"
+                    record.reason = "; ".join(r for r in (record.reason, found.describe()) if r)
+                    for other in found.damaged:
+                        if other not in pending and (layout.submitted / other[0] / other[1]).is_dir():
+                            shutil.rmtree(staging / other[0] / other[1], ignore_errors=True)
+                            records[other] = _stage(layout, other[0], other[1], staging)
+                            pending.append(other)
                 _fill_scores(layout, record)
                 done(record)
-                if worker.proc.poll() is not None and pending:
-                    break                 # the worker is gone: start a new one for the rest
+                if pending and (worker.proc.poll() is not None or (found and found.damaged)):
+                    break                 # start a new worker for the rest (and the regrades)
         finally:
             worker.stop()
 
@@ -874,7 +904,9 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
             kinds: dict[str, Counter] = {}
             test_ids = {c.name for nb in spec.notebooks for c in nb.grade_cells
                         if c.cell_type == "code"}
+            seen = set()
             for sub in spec.submissions:
+                seen.add(sub.student.id)
                 entry = report.get(f"{sub.student.id}/{name}", {})
                 failed = entry.get("status") == "failed"
                 scores.append(0.0 if failed else float(sub.score))
@@ -888,6 +920,10 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
                             failures[grade.name] += 1
                             kinds.setdefault(grade.name, Counter())[
                                 "not graded" if failed else errors.get(grade.name, "no points")] += 1
+            # failed submissions the gradebook does not hold (e.g. restored after tampering) score 0
+            scores += [0.0 for key, entry in report.items()
+                       if key.endswith(f"/{name}") and entry.get("status") == "failed"
+                       and entry.get("student") not in seen]
             if not scores:
                 continue
             ranked = sorted(failures, key=lambda t: (-failures[t], t))[:top]
