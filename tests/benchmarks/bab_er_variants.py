@@ -21,7 +21,9 @@ Variants of the **measurement** (same searches, ER computed differently):
 mean of per-tree ratios (the course's ER) / ratio of totals / median of
 per-tree ratios; counting expanded internal nodes (the course's count),
 evaluated leaves, all generated nodes (internal + leaves), and, with chance,
-decision nodes only.
+decision nodes only or decision nodes + leaves; dividing by the work of an
+unpruned search of the whole tree instead of BAB(0)'s; reading ER at
+epsilon = 28, 36 or 40 instead of 32 (another epsilon grid or scale).
 
 Variants of the **search or the instances** (ER as the course measures it,
 with a second table counting evaluated leaves):
@@ -46,9 +48,14 @@ with a second table counting evaluated leaves):
                    ``d - 1`` edges (stochastic: "depth 4" counts chance levels
                    too, i.e. 2 decision levels);
 ``b = 3``, ``b = 5`` other branching factors (the paper's Figure 4a is b = 4);
-``200 trees``      four times the paper's instance count (reference search).
+``more trees``     four times the paper's instance count (reference search).
 
-Usage (from the repository root; about 2-4 minutes on 2 cores)::
+Columns ``n0`` and ``n32`` give the mean work per tree behind the ratio (at
+the deepest depth), so a lower ER can be traced to less work at epsilon > 0
+or to more work at epsilon = 0.
+
+Usage (from the repository root; about one minute on a quiet 2-core machine,
+single process)::
 
     .venv/bin/python tests/benchmarks/bab_er_variants.py [--trees 50] [--seed 0] [--quick]
 
@@ -70,7 +77,7 @@ import math
 import statistics
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -87,6 +94,7 @@ from course.games.random_trees import random_tree, stochastic_random_tree  # noq
 INF = float("inf")
 DEPTHS = (3, 5, 7, 9)
 RT_EPS = (0, 32, 64)
+EXTRA_EPS = (28, 36, 40)       # reference only: where ER would be read on another epsilon grid
 ST_EPS = (0, 8, 24)
 ST_DEPTH = 4
 TOL = 1e-9
@@ -126,7 +134,7 @@ VARIANTS = [
     Variant("depth = levels", levels=True),
     Variant("b = 3", branching=3, fast=True),
     Variant("b = 5", branching=5, fast=True),
-    Variant("200 trees", trees_factor=4, fast=True),
+    Variant("more trees", trees_factor=4, fast=True),
 ]
 
 
@@ -319,7 +327,9 @@ def run_rt(v: Variant, trees: int, depths, seed: int) -> list[dict]:
             arr = _leaves(game, v)
             vals = arr.tolist()
             value = minimax_value(arr, b, edges)
-            for eps in RT_EPS:
+            internal = sum(b ** t for t in range(edges))
+            full = _full_counts(internal, 0, b ** edges)
+            for eps in RT_EPS + (EXTRA_EPS if v.name == "reference" else ()):
                 if v.fast:
                     r = fast_search("bab", game, epsilon=eps, leaves=False)
                     L, U, exp_, ev = r.lower, r.upper, r.expanded, r.evaluated
@@ -330,7 +340,7 @@ def run_rt(v: Variant, trees: int, depths, seed: int) -> list[dict]:
                         assert (L, U, exp_, ev) == (r.lower, r.upper, r.expanded, r.evaluated), \
                             (d, i, eps)
                 rows.append(dict(depth=d, tree=i, eps=eps, L=L, U=U, value=value,
-                                 decision=exp_, chance=0, leaves=ev))
+                                 decision=exp_, chance=0, leaves=ev, full=full))
     return rows
 
 
@@ -345,6 +355,8 @@ def run_stochastic(v: Variant, trees: int, seed: int) -> list[dict]:
         arr = _leaves(game, v)
         vals = arr.tolist()
         value = expectimax_value(arr, b, levels, probs)
+        full = _full_counts(sum((b * b) ** t for t in range(levels)),
+                            b * sum((b * b) ** t for t in range(levels)), (b * b) ** levels)
         for eps in ST_EPS:
             if v.fast:
                 r = fast_search("bab", game, epsilon=eps, leaves=False)
@@ -358,7 +370,7 @@ def run_stochastic(v: Variant, trees: int, seed: int) -> list[dict]:
                     assert (L, U, dec + ch, ev) == (r.lower, r.upper, r.expanded, r.evaluated), \
                         (i, eps)
             rows.append(dict(depth=d, tree=i, eps=eps, L=L, U=U, value=value,
-                             decision=dec, chance=ch, leaves=ev))
+                             decision=dec, chance=ch, leaves=ev, full=full))
     return rows
 
 
@@ -374,17 +386,33 @@ COUNTS = {
 }
 
 
+def _full_counts(decision: int, chance: int, leaves: int) -> dict:
+    """The counts of an unpruned search (minimax / expectimax) of the whole tree."""
+    full = dict(decision=decision, chance=chance, leaves=leaves)
+    return {name: f(full) for name, f in COUNTS.items()}
+
+
 def er(rows: list[dict], depth: int, eps: float, count: str = "expanded",
-       average: str = "mean") -> float:
-    """ER of ``rows`` at (depth, eps): BAB(eps) work over BAB(0) work on the same trees."""
+       average: str = "mean", denominator: str = "eps0") -> float:
+    """ER of ``rows`` at (depth, eps): BAB(eps) work over BAB(0) work on the same trees.
+
+    With ``denominator="full"`` the work of an unpruned search of the whole tree
+    replaces BAB(0)'s.
+    """
     f = COUNTS[count]
     base = {r["tree"]: r for r in rows if r["depth"] == depth and r["eps"] == 0}
     runs = [r for r in rows if r["depth"] == depth and r["eps"] == eps]
     if not runs or any(f(r) is None for r in runs):
         return math.nan
+    if denominator == "full":
+        def den(r):
+            return r["full"][count]
+    else:
+        def den(r):
+            return f(base[r["tree"]])
     if average == "total":
-        return sum(f(r) for r in runs) / sum(f(base[r["tree"]]) for r in runs)
-    ratios = [f(r) / f(base[r["tree"]]) for r in runs]
+        return sum(f(r) for r in runs) / sum(den(r) for r in runs)
+    ratios = [f(r) / den(r) for r in runs]
     return statistics.median(ratios) if average == "median" else statistics.fmean(ratios)
 
 
@@ -416,14 +444,19 @@ HEAD = (f"{'variant':<34}" + "".join(f"{'d' + str(d):>6}" for d in DEPTHS)
 
 
 def _f(x: float, w: int, p: int = 2) -> str:
-    return f"{'-':>{w}}" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:>{w}.{p}f}"
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return f"{'-':>{w}}"
+    if abs(x) < 0.5 * 10 ** -p:                      # rounding noise prints as 0, not -0
+        x = 0.0
+    return f"{x:>{w}.{p}f}"
 
 
 def line(name: str, rt: list[dict], st: list[dict], *, count: str = "expanded",
          average: str = "mean", st_count: str | None = None, er_eps: float = 32,
-         with_amb: bool = True) -> str:
+         with_amb: bool = True, denominator: str = "eps0") -> str:
     st_count = st_count or count
-    out = f"{name:<34}" + "".join(_f(er(rt, d, er_eps, count, average), 6) for d in DEPTHS)
+    out = f"{name:<34}" + "".join(_f(er(rt, d, er_eps, count, average, denominator), 6)
+                                  for d in DEPTHS)
     if with_amb:
         deepest = max(r["depth"] for r in rt)
         out += _f(amb(rt, 9, 32), 7) + _f(amb(rt, 9, 64), 7)
@@ -431,7 +464,8 @@ def line(name: str, rt: list[dict], st: list[dict], *, count: str = "expanded",
     else:
         out += " " * 29
     out += " |"
-    out += "".join(_f(er(st, ST_DEPTH, e, st_count, average), 6) for e in ST_EPS) if st else " " * 18
+    out += ("".join(_f(er(st, ST_DEPTH, e, st_count, average, denominator), 6) for e in ST_EPS)
+            if st else " " * 18)
     if with_amb:
         out += "".join(_f(amb(st, ST_DEPTH, e), 7) for e in ST_EPS) if st else " " * 21
         ratio, misses = soundness(rt + st)
@@ -481,8 +515,10 @@ def main(argv: list[str] | None = None) -> None:
     print(line("mean ratio, evaluated leaves", rt, st, count="leaves"))
     print(line("total ratio, evaluated leaves", rt, st, count="leaves", average="total"))
     print(line("mean ratio, generated (int+leaves)", rt, st, count="generated"))
-    print(line("mean ratio, decision nodes (st)", rt, st, st_count="decision"))
-    print(line("mean ratio, decision+leaves (st)", rt, st, st_count="decision+leaves"))
+    print(line("stoch. only: decision nodes", rt, st, st_count="decision"))
+    print(line("stoch. only: decision + leaves", rt, st, st_count="decision+leaves"))
+    print(line("expanded / whole tree's internal", rt, st, denominator="full"))
+    print(line("leaves / whole tree's leaves", rt, st, count="leaves", denominator="full"))
     for e in (28, 36, 40):
         print(line(f"ER read at eps={e} (RT only)", rt, [], er_eps=e, with_amb=False))
 
@@ -495,11 +531,13 @@ def main(argv: list[str] | None = None) -> None:
         print(paper)
         for v in VARIANTS:
             rt, st = results[v.name]
-            label = v.name + (f" ({trees * v.trees_factor} trees)" if v.trees_factor > 1 else "")
+            label = v.name + (f" ({trees * v.trees_factor})" if v.trees_factor > 1 else "")
             print(line(label, rt, st, count=count))
-    print("\nnotes: 'depth = levels' runs RT with d-1 edges (depth 3 -> 2 edges) and stochastic RT "
-          "with 2 decision levels; b = 3 / b = 5 / 200 trees use course.experiments.fast (the "
-          "reference).")
+    print("\nnotes: 'stoch. only' rows change the count on stochastic RT only (RT has no chance "
+          "nodes); 'whole tree' rows divide by an unpruned search's count instead of BAB(0)'s; "
+          "'depth = levels' runs RT with d-1 edges (depth 3 -> 2 edges) and stochastic RT with 2 "
+          "decision levels; b = 3, b = 5 (RT only) and 'more trees' run the reference "
+          "(course.experiments.fast).")
     print(f"total time {time.perf_counter() - start:.0f} s", file=sys.stderr)
 
 
