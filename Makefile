@@ -63,7 +63,8 @@ collect-zip: $(VENV)/.installed
 	$(PY) -m course.grading collect-zip "$(ZIP)" --submissions "$(SUBMISSIONS)"
 
 autograde: $(VENV)/.installed
-	$(PY) -m course.grading autograde --submissions "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
+	$(PY) -m course.grading autograde --submissions "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) \
+	  $(if $(JOBS),--jobs $(JOBS)) $(AUTOGRADE_ARGS)
 
 feedback: $(VENV)/.installed
 	$(PY) -m course.grading feedback $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))

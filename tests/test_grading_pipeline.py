@@ -1,4 +1,4 @@
-"""The nbgrader pipeline end to end (marked ``nbgrader``: these start kernels and take minutes).
+"""The nbgrader pipeline end to end (marked ``nbgrader``: these take minutes).
 
 One temporary course directory is graded once per session: a student who
 hands in the solutions, one who hands in the untouched release, and a
@@ -58,10 +58,11 @@ def _faulty_class(solution: Path) -> dict[str, tuple[object, float, str]]:
         nb.cells.insert(index + 1, nbformat.v4.new_code_cell(source))
 
     students = {}
-    # an endless loop that even swallows the interrupt, after minimax_value is defined
+    # an endless loop that even swallows the interrupt, after minimax_value is defined: the
+    # cell is stopped, what it defined before the loop stays (as in a kernel)
     students["loop"] = (variant(lambda nb: _edit(nb, "a1-minimax-value", lambda c: setattr(
         c, "source", c.source + "\n\nwhile True:\n    try:\n        pass\n    except BaseException:\n        pass\n"))),
-        depth_only, "graded")
+        total, "graded")
     students["import-error"] = (variant(lambda nb: _edit(nb, "a1-minimax-value", lambda c: setattr(
         c, "source", "import a_module_that_does_not_exist\n" + c.source))), depth_only, "graded")
 
@@ -85,7 +86,8 @@ def _faulty_class(solution: Path) -> dict[str, tuple[object, float, str]]:
                                       "minimax_value(game, state)")))), depth_only, "graded")
     students["kernel-death"] = (variant(lambda nb: add(nb, "a1-minimax-value",
                                                        "import os\nos._exit(1)")), total, "graded")
-    # a hostile notebook: zeroes everyone's grades and deletes the others' graded notebooks
+    # a hostile notebook: would zero everyone's grades and delete the others' graded notebooks;
+    # in the sandbox it finds none of them, and its own (correct) answers earn full marks
     hostile = (
         "import os, shutil, sqlite3\n"
         "root = os.path.abspath(os.path.join(os.getcwd(), '..', '..', '..'))\n"
@@ -99,7 +101,7 @@ def _faulty_class(solution: Path) -> dict[str, tuple[object, float, str]]:
         "    if other not in ('hostile', '.course-grading'):\n"
         "        shutil.rmtree(os.path.join(root, 'autograded', other), ignore_errors=True)\n"
     )
-    students["hostile"] = (variant(lambda nb: add(nb, "a1-minimax-value", hostile)), 0.0, "failed")
+    students["hostile"] = (variant(lambda nb: add(nb, "a1-minimax-value", hostile)), total, "graded")
     return students
 
 
@@ -169,9 +171,8 @@ def test_every_submission_gets_the_points_it_earned(course):
 def test_a_hostile_notebook_cannot_change_other_grades(course):
     root, _, records, _ = course
     record = records[("hostile", A1)]
-    assert record.status == "failed" and "tampered with the grading files" in record.reason
-    assert "gradebook was restored" in record.reason
-    # the graded notebooks it deleted were graded again and are back
+    assert record.status == "graded", record
+    # it reached nothing: every graded notebook is there (the scores are checked above)
     layout = workflow.course_layout(root)
     for (student, assignment), other in records.items():
         if other.status.startswith("graded"):
@@ -198,15 +199,16 @@ def test_faulty_notebooks_are_marked_where_they_failed(course):
             o for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id
             for o in c.outputs]
 
-    assert any(o.get("ename") == "CellTimeoutError" for o in outputs("loop", "a1-minimax-value"))
+    assert any(o.get("ename") in ("CellTimeoutError", "TimeoutError")
+               for o in outputs("loop", "a1-minimax-value"))
     assert any(o.get("ename") == "SearchCrashed" and "RecursionError" in o.get("evalue", "")
                for o in outputs("recursion", "a1-test-value-textbook"))
     path = root / "autograded" / "gigantic-output" / A1 / A1_NB
     assert path.stat().st_size < 2_000_000
-    assert "output truncated by the autograder" in path.read_text(encoding="utf-8")
+    assert "more characters not shown" in path.read_text(encoding="utf-8")
     died = nbformat.read(root / "autograded" / "kernel-death" / A1 / A1_NB, as_version=4)
     crash = next(c for c in died.cells if "os._exit" in c.source)
-    assert any(o.get("ename") == "DeadKernelError" for o in crash.outputs)
+    assert any(o.get("ename") == "ProcessDied" for o in crash.outputs)
 
 
 def test_feedback_grades_and_summary(course):

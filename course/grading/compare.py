@@ -202,6 +202,9 @@ def _time_limit(seconds: float | None):
 
 def _student_traceback(exc: BaseException) -> str:
     """The traceback lines of ``exc`` that are not inside the course library."""
+    remote = getattr(exc, "student_traceback", None)
+    if isinstance(remote, str) and remote:        # raised in the sandbox (course.sandbox)
+        return remote.rstrip()
     frames = traceback.extract_tb(exc.__traceback__)
     keep = [f for f in frames if "/course/grading/" not in f.filename.replace("\\", "/")]
     lines = traceback.format_list(keep[-6:])
