@@ -479,7 +479,8 @@ def test_findings_are_frozen_sorted_and_in_range():
     findings = find_copies({"ann": code, "bob": _disguise(code), "cat": code},
                            {"model": code}, threshold=0.0)
     assert findings == sorted(findings, key=lambda f: -f.similarity)
-    assert all(0 <= f.similarity <= 1 and f.kind in ("student", "reference") for f in findings)
+    assert all(isinstance(f, Finding) and 0 <= f.similarity <= 1 and f.kind in ("student", "reference")
+               for f in findings)
     assert {(f.who, f.other) for f in findings if f.similarity >= DEFAULT_THRESHOLD} == {
         ("ann", "bob"), ("ann", "cat"), ("bob", "cat"), ("ann", "model"), ("bob", "model"), ("cat", "model")}
     with pytest.raises(dataclasses.FrozenInstanceError):
