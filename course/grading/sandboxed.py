@@ -30,6 +30,7 @@ installs runs in the grader, nothing it prints or raises is read as a result.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import hashlib
 import io
@@ -240,7 +241,10 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
             if cell["kind"] == "locked":
                 _run_code(_is_magic_free(cell["trusted_source"]), namespace, f"<locked cell {i + 1}>")
         for name in session.names:
-            namespace[name] = session.function(name)
+            # only the student's own functions: a name the instructor's cells define (the checks,
+            # the case builders) or a built-in is never replaced by the student's
+            if name not in namespace and not hasattr(builtins, name):
+                namespace[name] = session.function(name)
         hidden_namespace = dict(namespace)
         if secret:
             for name in SALTED_BUILDERS:

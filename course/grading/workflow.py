@@ -771,7 +771,32 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         if staged:
             _run_jobs(layout, Path(tmp), staged, timeout, wall_limit, done,
                       jobs=jobs or os.cpu_count() or 1, sandbox=not unsafe_no_sandbox)
+    _audit_copies(layout, sorted({a for _, a in todo}), log)
     return records
+
+
+COPIES_PATH = Path(".course-grading") / "copies.json"
+
+
+def _audit_copies(layout: CourseLayout, assignments: list[str], log: Any) -> list:
+    """List near-copies (of another student's code or of the reference searches) for review.
+
+    Written to ``autograded/.course-grading/copies.json`` and printed; scores are not changed.
+    """
+    from .similarity import audit_copies
+
+    findings: dict[str, list] = {}
+    for assignment in assignments:
+        notes: list[str] = []
+        found = audit_copies(layout.root, layout.submitted, assignment, notes=notes)
+        findings[assignment] = [asdict(f) for f in found]
+        if log is not None:
+            for finding in found:
+                log(f"review (possible copy) {assignment}: {finding.line}")
+    path = layout.autograded / COPIES_PATH
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(findings, indent=1), encoding="utf-8")
+    return findings
 
 
 # ---------------------------------------------------------------------------

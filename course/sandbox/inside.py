@@ -290,6 +290,7 @@ class Runner:
         finally:
             sys.stdout, sys.stderr = old
         reply["stdout"] = sink.value()
+        reply["id"] = message.get("id")
         self.channel.send(reply)
 
     def _encode_result(self, value):

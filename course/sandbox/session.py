@@ -138,6 +138,7 @@ class StudentSession:
         self._objects: list[Any] = []
         self._handles: dict[int, int] = {}
         self._game: Any = None
+        self._calls = 0
         self.restarts = 0
 
     # -- process -------------------------------------------------------------
@@ -378,20 +379,24 @@ class StudentSession:
 
         self._game = args[0] if args and isinstance(args[0], Game) else None
         self._send({"op": "forget"})
-        self._send({"op": "call", "name": name,
+        self._calls += 1
+        call_id = f"{self._calls}-{os.urandom(6).hex()}"
+        self._send({"op": "call", "id": call_id, "name": name,
                     "args": [encode(a, self._handle) for a in args]})
         try:
-            return self._serve()
+            return self._serve(call_id)
         except BaseException:
             self.close()                   # stopped mid-call: its state is unknown
             raise
         finally:
             self._objects, self._handles, self._game = [], {}, None
 
-    def _serve(self) -> Any:
+    def _serve(self, call_id: str) -> Any:
         while True:
             message = self._receive()
             op = message.get("op")
+            if op in ("return", "error") and message.get("id") != call_id:
+                continue                   # not the answer to this call (stale or forged)
             if op in ("game", "callback"):
                 self._answer(message)
             elif op == "return":
