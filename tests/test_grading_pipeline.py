@@ -249,3 +249,26 @@ def test_validate_passes_on_solutions_and_fails_on_the_release(course):
         released = EXERCISES / notebook.parent.name / notebook.name
         result = validator.validate(str(released))
         assert result.get("failed"), f"the release {released.name} passes validation"
+
+
+def test_regrading_keeps_hand_grades(course):
+    root = course[0]
+    from nbgrader.api import Gradebook
+
+    layout = workflow.course_layout(root)
+
+    def answer(gb):
+        sub = gb.find_submission(A1, "perfect")
+        return sub, next(g for nb in sub.notebooks for g in nb.grades if g.name == "a1-answer")
+
+    with Gradebook(layout.db_url, layout.course_id) as gb:
+        sub, grade = answer(gb)
+        assert grade.needs_manual_grade
+        grade.manual_score, grade.needs_manual_grade = 1.5, False
+        gb.db.commit()
+    [record] = workflow.autograde(root, student="perfect", assignment=A1, cell_timeout=CELL_TIMEOUT)
+    assert not record.needs_manual_grade
+    with Gradebook(layout.db_url, layout.course_id) as gb:
+        sub, grade = answer(gb)
+        assert grade.manual_score == 1.5 and not grade.needs_manual_grade
+        assert not sub.needs_manual_grade

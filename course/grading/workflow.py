@@ -389,6 +389,8 @@ class GradeRecord:
     """Time spent grading it."""
     graded_at: str = ""
     """When (ISO 8601)."""
+    submission_sha: str = ""
+    """Fingerprint of the submitted files: hand grades survive re-grading an unchanged submission."""
 
 
 def _read_report(layout: CourseLayout) -> dict[str, dict]:
@@ -491,6 +493,7 @@ def _stage(layout: CourseLayout, student: str, assignment: str, staging: Path) -
     stage = staging / student / assignment
     shutil.copytree(layout.submitted / student / assignment, stage,
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    record.submission_sha = _fingerprint(stage)
     repair = repair_submission(stage, layout.release / assignment)
     record.changes = list(repair.changes)
     record.review = list(repair.review)
@@ -498,6 +501,54 @@ def _stage(layout: CourseLayout, student: str, assignment: str, staging: Path) -
     record.reason = "; ".join(line for line in describe(repair)
                               if "could not be read" in line or "not submitted" in line)
     return record
+
+
+def _fingerprint(folder: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _hand_grades(layout: CourseLayout, job: tuple[str, str], lock: Path) -> dict:
+    """``{(notebook, cell): manual score}`` of the answers already graded by hand."""
+    from nbgrader.api import MissingEntry
+
+    from .worker import FileLock
+
+    found = {}
+    try:
+        with FileLock(str(lock)), _gradebook(layout) as gb:
+            sub = gb.find_submission(job[1], job[0])
+            for nb in sub.notebooks:
+                for grade in nb.grades:
+                    if grade.manual_score is not None and not grade.needs_manual_grade:
+                        found[(nb.name, grade.name)] = grade.manual_score
+    except MissingEntry:
+        pass
+    return found
+
+
+def _keep_hand_grades(layout: CourseLayout, job: tuple[str, str], kept: dict, lock: Path) -> None:
+    """After re-grading an unchanged submission, its hand-graded answers stay graded."""
+    from nbgrader.api import MissingEntry
+
+    from .worker import FileLock
+
+    if not kept:
+        return
+    try:
+        with FileLock(str(lock)), _gradebook(layout) as gb:
+            sub = gb.find_submission(job[1], job[0])
+            for nb in sub.notebooks:
+                for grade in nb.grades:
+                    if kept.get((nb.name, grade.name)) == grade.manual_score and grade.needs_manual_grade:
+                        grade.needs_manual_grade = False
+            gb.db.commit()
+    except MissingEntry:
+        pass
 
 
 class _Worker:
@@ -573,6 +624,7 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
     """Grade ``pending`` jobs one after the other, restarting the worker after one that hangs."""
     from .integrity import IntegrityError
 
+    previous = _read_report(layout)
     while pending and not stop.is_set():
         worker = _Worker(layout, staging, pending, cell_timeout, lock=lock, sandbox=sandbox)
         try:
@@ -583,6 +635,9 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                 if limit is None:
                     cells = _count_code_cells(staging / job[0] / job[1])
                     limit = 120 + SECONDS_PER_CELL_FACTOR * cell_timeout * max(1, cells)
+                unchanged = previous.get(f"{job[0]}/{job[1]}", {}).get("submission_sha") == \
+                    record.submission_sha
+                kept = _hand_grades(layout, job, lock) if unchanged else {}
                 worker.go()
                 start = time.perf_counter()
                 try:
@@ -604,6 +659,8 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                 else:
                     why = f"nbgrader failed: {_nbgrader_error(message)}"
                     record.reason = "; ".join(r for r in (record.reason, why) if r)
+                if message.get("success"):
+                    _keep_hand_grades(layout, job, kept, lock)
                 _fill_scores(layout, record, lock)
                 try:
                     watch.check(f"{job[0]}/{job[1]}")
