@@ -299,6 +299,9 @@ def reference_result(task: Task, case: Case) -> SearchResult:
     InstrumentationTampered
         If the reference search functions were replaced in this process.
     """
+    memo = _REFERENCE_MEMO.get((task.name, id(case)))
+    if memo is not None and memo[0] is case:
+        return memo[1]
     search = _REFERENCES[task.reference]
     if search.__code__ is not _REFERENCE_CODE[task.reference]:
         raise InstrumentationTampered(
@@ -314,7 +317,16 @@ def reference_result(task: Task, case: Case) -> SearchResult:
         options["epsilon"] = case.epsilon if case.epsilon is not None else 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return search(case.game, case.state, **options)
+        result = search(case.game, case.state, **options)
+    if len(_REFERENCE_MEMO) > 20_000:
+        _REFERENCE_MEMO.clear()
+    _REFERENCE_MEMO[(task.name, id(case))] = (case, result)
+    return result
+
+
+# The reference result of a case object already checked (the grader checks the same cases for
+# every student: the case builders are memoised there, see course.grading.sandboxed).
+_REFERENCE_MEMO: dict[tuple[str, int], tuple[Case, SearchResult]] = {}
 
 
 # ---------------------------------------------------------------------------

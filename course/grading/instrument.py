@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -413,7 +414,28 @@ def instrument(
     game_obj = InstrumentedGame()
     recording = Recording(game_obj, events, digest, reference, InstrumentedGame, originals, root_token,
                           estimate)
+
+    def peek(state: Any) -> Any:
+        node = lookup(state, "utility")
+        if not node.terminal:
+            raise GameUsageError("not a terminal state", path=node.path)
+        return inner.utility(node.state)
+
+    _UNRECORDED[game_obj] = peek
     return game_obj, recording
+
+
+_UNRECORDED: "weakref.WeakKeyDictionary[Game, Callable[[Any], Any]]" = weakref.WeakKeyDictionary()
+
+
+def unrecorded_utility(game: Game, state: Any) -> Any:
+    """The utility of a terminal ``state`` of ``game``, without recording a leaf evaluation.
+
+    For the grader's own use (:mod:`course.sandbox.session` sends it ahead to the
+    sandbox, which reports the student's call, recorded then, in its place).
+    """
+    peek = _UNRECORDED.get(game)
+    return peek(state) if peek is not None else game.utility(state)
 
 
 def replay_path(game: Game, path: Sequence[int], state: Any = None) -> Any:

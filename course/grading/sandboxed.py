@@ -143,6 +143,32 @@ def salted(builder: Callable, secret: str) -> Callable:
 #: Case builders whose seeds the hidden tests take from the course secret.
 SALTED_BUILDERS = ("exercise_cases", "exercise_tree", "tictactoe_cases")
 
+#: Case builders whose results are kept for the next submissions graded by the same worker
+#: (every student is checked on the same cases; the reference results are kept with them).
+MEMOISED_BUILDERS = ("exercise_cases", "textbook_cases", "tictactoe_cases", "pig_cases",
+                     "chance_note_game")
+_BUILT: dict[tuple, Any] = {}
+
+
+def _memoised(builder: Callable) -> Callable:
+    def build(*args: Any, **kwargs: Any) -> Any:
+        try:
+            key = (getattr(builder, "__module__", ""), builder.__name__, args,
+                   tuple(sorted(kwargs.items())))
+            hash(key)
+        except TypeError:
+            return builder(*args, **kwargs)
+        if key not in _BUILT:
+            if len(_BUILT) > 2000:
+                _BUILT.clear()
+            _BUILT[key] = builder(*args, **kwargs)
+        value = _BUILT[key]
+        return list(value) if isinstance(value, list) else value
+
+    build.__name__ = builder.__name__
+    return build
+
+
 _FAILURE_WORDS = {
     "WrongLeaves": "the leaves it evaluated differ from the reference search's",
     "WrongExpansions": "the nodes it expanded differ from the reference search's",
@@ -250,6 +276,10 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
             for name in SALTED_BUILDERS:
                 if callable(hidden_namespace.get(name)):
                     hidden_namespace[name] = salted(hidden_namespace[name], secret)
+        for space in (namespace, hidden_namespace):
+            for name in MEMOISED_BUILDERS:
+                if callable(space.get(name)) and name not in session.names:
+                    space[name] = _memoised(space[name])
 
         for i, cell in enumerate(cells):
             if cell["kind"] != "test":

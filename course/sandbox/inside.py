@@ -169,9 +169,16 @@ class _CourseFinder:
 class _Channel:
     def __init__(self, reader, writer):
         self.reader, self.writer = reader, writer
+        self.pending = []
+
+    def note(self, message):
+        """Queue a one-way message; it goes out, in order, before the next message sent."""
+        self.pending.append(json.dumps(message, allow_nan=True) + "\n")
 
     def send(self, message):
-        self.writer.write(json.dumps(message, allow_nan=True) + "\n")
+        self.pending.append(json.dumps(message, allow_nan=True) + "\n")
+        self.writer.write("".join(self.pending))
+        self.pending = []
         self.writer.flush()
 
     def receive(self):
@@ -211,6 +218,7 @@ class Runner:
         self.channel = channel
         self.namespace = {"__name__": "__main__", "__builtins__": __builtins__}
         self.proxies = {}                          # handle id -> proxy object (identity kept)
+        self.children = {}                         # id(state) -> (state, moves, unused children)
         self.cell_count = 0
 
     # -- handles -----------------------------------------------------------
@@ -244,7 +252,14 @@ class Runner:
             message = self.channel.receive()
             kind = message.get("op")
             if kind == "reply":
-                return decode(message.get("value"), self.resolve)
+                value = decode(message.get("value"), self.resolve)
+                children = message.get("children")
+                if isinstance(children, list) and args and isinstance(value, list):
+                    moves = [m[0] for m in value] if method == "chance_outcomes" else value
+                    if len(children) == len(moves):
+                        self.children[id(args[0])] = (args[0], moves,
+                                                      [decode(c, self.resolve) for c in children])
+                return value
             if kind == "raise":
                 cls = GameUsageError if message.get("type") == "GameUsageError" else GradingError
                 raise cls(message.get("message", ""))
@@ -312,6 +327,7 @@ class Runner:
                 self.call(message)
             elif op == "forget":
                 self.proxies.clear()
+                self.children.clear()
             elif op == "exit":
                 return
 
@@ -374,10 +390,29 @@ def _make_game(runner, h, vmin, vmax):
         call.__name__ = name
         return call
 
+    def result(self, state, move):
+        # the children came with the moves: the first result() for each move needs no trip
+        known = runner.children.get(id(state))
+        if known is not None and known[0] is state:
+            for i, m in enumerate(known[1]):
+                if known[2][i] is not None and type(m) is type(move) and m == move:
+                    child, known[2][i] = known[2][i], None
+                    return child
+        return runner.request("game", h, "result", (state, move))
+
+    def utility(self, state):
+        # a terminal state's utility came with it: answer, and report the call (recorded there)
+        info = getattr(type(state), "_grading_info_", None)
+        if info is not None and info.get("game") == h and "utility" in info:
+            runner.channel.note({"op": "note", "h": h, "method": "utility",
+                                 "args": [encode(state, runner.handle_of)]})
+            return decode(info["utility"])
+        return runner.request("game", h, "utility", (state,))
+
     namespace = {name: local(name) for name in ("is_terminal", "turn")}
     namespace.update({name: method(name) for name in (
-        "initial_state", "moves", "chance_outcomes", "result", "utility", "evaluate",
-        "describe_move")})
+        "initial_state", "moves", "chance_outcomes", "evaluate", "describe_move")})
+    namespace.update(result=result, utility=utility)
     namespace.update(vmin=vmin, vmax=vmax, _grading_handle_=h, __slots__=(),
                      __repr__=lambda self: "<game>")
     cls = type("Game", (), namespace)

@@ -138,6 +138,7 @@ class StudentSession:
         self._objects: list[Any] = []
         self._handles: dict[int, int] = {}
         self._game: Any = None
+        self._expanded: set[int] = set()
         self._calls = 0
         self.restarts = 0
 
@@ -286,6 +287,13 @@ class StudentSession:
             info["turn_error"] = str(exc)
         except Exception:  # noqa: BLE001
             return None
+        if terminal:
+            from ..grading.instrument import unrecorded_utility
+
+            try:
+                info["utility"] = encode(unrecorded_utility(game, obj), _no_handle)
+            except Exception:  # noqa: BLE001 - then the sandbox asks, as for any state
+                pass
         return info
 
     def _resolve(self, data: dict) -> Any:
@@ -378,6 +386,7 @@ class StudentSession:
         from ..game import Game
 
         self._game = args[0] if args and isinstance(args[0], Game) else None
+        self._expanded = set()
         self._send({"op": "forget"})
         self._calls += 1
         call_id = f"{self._calls}-{os.urandom(6).hex()}"
@@ -397,7 +406,7 @@ class StudentSession:
             op = message.get("op")
             if op in ("return", "error") and message.get("id") != call_id:
                 continue                   # not the answer to this call (stale or forged)
-            if op in ("game", "callback"):
+            if op in ("game", "callback", "note"):
                 self._answer(message)
             elif op == "return":
                 _print(message.get("stdout"))
@@ -416,24 +425,50 @@ class StudentSession:
         try:
             target = self._resolve({"$h": message.get("h")})
             args = [decode(a, self._resolve) for a in message.get("args") or []]
-            if message["op"] == "game":
+            children = None
+            if message["op"] in ("game", "note"):
                 method = message.get("method")
                 if not isinstance(target, Game) or method not in GAME_METHODS:
                     raise SessionError("the sandbox asked for something that is not a game method")
                 value = getattr(target, method)(*args)
+                if message["op"] == "note":
+                    return                 # recorded; the sandbox already had the answer
+                if method in ("moves", "chance_outcomes") and target is self._game and args:
+                    children = self._children(target, args[0], method, value)
             else:
                 if isinstance(target, Game) or not callable(target):
                     raise SessionError("the sandbox called something that is not a function")
                 value = target(*args)
             reply = {"op": "reply", "value": encode(value, self._handle)}
+            if children is not None:
+                reply["children"] = children
         except SessionError:
             raise
         except (CourseError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
             from ..grading.instrument import GameUsageError
 
+            if message.get("op") == "note":
+                return
             kind = "GameUsageError" if isinstance(exc, GameUsageError) else type(exc).__name__
             reply = {"op": "raise", "type": kind, "message": str(exc)}
         self._send(reply)
+
+    def _children(self, game: Any, state: Any, method: str, listed: Any) -> list | None:
+        """Handles of every child of ``state``, sent with its moves: ``result`` then needs no trip.
+
+        Once the moves of a state were asked for, ``result`` records nothing new (the node is
+        expanded already), so making the children now changes nothing in the record; each is
+        handed out once by the sandbox, and a second ``result`` for the same move comes here.
+        """
+        key = id(state)
+        if key in self._expanded:
+            return None
+        self._expanded.add(key)
+        moves = [m for m, _ in listed] if method == "chance_outcomes" else list(listed)
+        try:
+            return [self._handle(game.result(state, move)) for move in moves]
+        except Exception:  # noqa: BLE001 - then result() is asked for move by move
+            return None
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
