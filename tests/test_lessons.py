@@ -1,6 +1,9 @@
 """The lessons: committed clean, well-formed, and each one runs top to bottom in a fresh kernel.
 
 * Clean: no outputs and no execution counts in any committed notebook (fast, always run).
+* Complete metadata: every notebook stores the kernelspec and the whole ``language_info`` that
+  JupyterLab/ipykernel write on opening, so that opening and closing a lesson does not mark it
+  modified (only ``{"name": "python"}`` made every tab ask to be saved).
 * Well-formed: every numbered lesson states learning objectives, asks questions with answers
   revealed on demand, ends with a summary, and points to exercise folders that exist.
 * Runs: every lesson executes with nbclient in a fresh kernel, in ``lessons/`` as working
@@ -20,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"
 NOTEBOOKS = sorted(LESSONS.glob("*.ipynb"))
 NUMBERED = [nb for nb in NOTEBOOKS if re.match(r"0[1-5]_", nb.name)]
+ASSIGNMENTS = sorted((ROOT / "solutions").glob("*/*.ipynb")) + sorted((ROOT / "exercises").glob("*/*.ipynb"))
 TIME_LIMIT = 60  # seconds per lesson, kernel start-up included
 
 
@@ -51,6 +55,50 @@ def test_committed_without_outputs(path):
              if c.cell_type == "code" and (c.outputs or c.execution_count is not None)]
     assert not dirty, (f"{path.name}: cells {dirty} have outputs or execution counts; "
                        "clear them before committing (e.g. jupyter nbconvert --clear-output --inplace)")
+
+
+# What ipykernel reports in its kernel_info reply, and JupyterLab stores, for Python 3.
+LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "ipython", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+}
+
+
+def _metadata_problems(path: Path) -> list[str]:
+    meta = _read(path).metadata
+    problems = []
+    kernelspec = meta.get("kernelspec", {})
+    if kernelspec.get("name") != "python3" or kernelspec.get("language") != "python":
+        problems.append(f"kernelspec is {kernelspec!r}, expected the python3 kernel")
+    info = meta.get("language_info", {})
+    for key, expected in LANGUAGE_INFO.items():
+        if info.get(key) != expected:
+            problems.append(f"language_info[{key!r}] is {info.get(key)!r}, expected {expected!r}")
+    if not re.fullmatch(r"3\.\d+\.\d+", str(info.get("version", ""))):
+        problems.append(f"language_info['version'] is {info.get('version')!r}, expected e.g. '3.11.7'")
+    return problems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_lesson_metadata_is_complete(path):
+    problems = _metadata_problems(path)
+    assert not problems, f"{path.name}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("path", ASSIGNMENTS, ids=[f"{p.parent.parent.name}/{p.parent.name}" for p in ASSIGNMENTS])
+def test_assignment_metadata_is_complete(path, request):
+    problems = _metadata_problems(path)
+    if problems:
+        # solutions/ and exercises/ belong to the assignments' owner; this worktree does not edit
+        # them.  Known failure until they store the same metadata as the lessons (issue 11).
+        request.applymarker(pytest.mark.xfail(
+            reason="solutions/ and exercises/ still store incomplete language_info (owned by the "
+                   "assignments' engineer; issue 11)"))
+    assert not problems, f"{path.relative_to(ROOT)}: " + "; ".join(problems)
 
 
 @pytest.mark.parametrize("path", NUMBERED, ids=_ids(NUMBERED))
