@@ -1014,6 +1014,13 @@ def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) 
       (0,) takes in child 0: value 0, window (0, 0)
       CUT at (0,): beta=0 <= alpha=0 + epsilon=0; skips (0, 1)
       (0,) returns value 0: exact, its bounds met before the cut
+
+    Floats, in values and in the cut-off reasons, are written with 3 significant digits:
+
+    >>> result = alphabeta(parse_tree([[22.715759353337972, 50.0], [3.3585575305464355, 9.0]]),
+    ...                    trace=True)
+    >>> [line for line in narrate(result.trace) if "CUT" in line]
+    ['  CUT at (1,): v=3.36 <= alpha=22.7; skips (1, 1)']
     """
     events = list(trace)[:upto]
 
