@@ -1,11 +1,23 @@
-"""Wrong implementations lose points on the test cells meant to catch them.
+"""Wrong implementations lose points on the test cells meant to catch them, and Validate says so.
 
 Each mutant is the solution cell of an exercise notebook with a targeted
-edit: a classic student mistake.  The notebook's cells (hidden tests
-included, as in the solutions) run in-process with the mutant in place of
-the solution, and the test asserts that every test cell meant to catch the
-mistake fails, with a :class:`~course.grading.GradingFailure` (never a bare
-assertion or an unrelated crash of the checker).
+edit: a mistake of *rule* a student can make (not a special case of the
+visible trees).  The notebook's cells (hidden tests included, as in the
+solutions) run in-process with the mutant in place of the solution, and the
+test asserts that every test cell meant to catch the mistake fails, with a
+:class:`~course.grading.GradingFailure` (never a bare assertion or an
+unrelated crash of the checker).
+
+A second test runs the same notebook with the *visible* tests only (what a
+student's Validate runs) and asserts that at least one of them fails: a rule
+mistake that passes Validate and then loses points to hidden tests is a bug
+of the exercise, fixed by strengthening its visible tests.
+
+Not in the list: choosing Star1's root move by U instead of L.  It passes
+the hidden tests as well as the visible ones (with epsilon = 0 the best
+root child's bounds have met on every tree the tests use), so Validate and
+the autograder agree; BAB, where epsilon > 0 separates the two rules, has
+that mutant.
 """
 
 from __future__ import annotations
@@ -64,6 +76,19 @@ MUTANTS = [
        ("        if d == depth:\n            return game.evaluate(s)",
         "        if d == depth:\n            game.moves(s)\n            return game.evaluate(s)")],
       {"a1-test-depth-limited", "a1-test-depth-limited-tictactoe"}),
+    M("depth limit: one level too shallow", "a1_minimax/minimax.ipynb", "a1-depth-limited",
+      [("        if d == depth:", "        if d == depth - 1:")],
+      {"a1-test-depth-limited", "a1-test-depth-limited-tictactoe"}),
+    M("depth limit: EVAL before the terminal test (evaluate on terminal states)",
+      "a1_minimax/minimax.ipynb", "a1-depth-limited",
+      [("        if game.is_terminal(s):\n            return game.utility(s)\n        if d == depth:\n"
+        "            return game.evaluate(s)",
+        "        if d == depth:\n            return game.evaluate(s)\n        if game.is_terminal(s):\n"
+        "            return game.utility(s)")],
+      {"a1-test-depth-limited"}),
+    M("decision: always maximizes at the root", "a1_minimax/minimax.ipynb", "a1-minimax-decision",
+      [("    maximizing = game.turn(state) is Player.MAX", "    maximizing = True")],
+      {"a1-test-decision"}),
     # --- Assignment 2: alpha-beta ----------------------------------------------------------
     M("alpha-beta: no pruning (minimax)", "a2_alphabeta/alphabeta.ipynb", "a2-alphabeta",
       [("                if v >= beta:\n                    return v\n", ""),
@@ -86,6 +111,13 @@ MUTANTS = [
       [("(v > best_value if maximizing else v < best_value)",
         "(v >= best_value if maximizing else v <= best_value)")],
       {"a2-test-move"}),
+    M("alpha-beta: the root never narrows its window", "a2_alphabeta/alphabeta.ipynb", "a2-alphabeta",
+      [("        if maximizing:\n            alpha = max(alpha, best_value)\n        else:\n"
+        "            beta = min(beta, best_value)\n", "")],
+      {"a2-test-textbook", "a2-test-ties"}),
+    M("alpha-beta: always maximizes at the root", "a2_alphabeta/alphabeta.ipynb", "a2-alphabeta",
+      [("    maximizing = game.turn(state) is Player.MAX", "    maximizing = True")],
+      {"a2-test-ties"}),
     # --- Assignment 3: expectimax and Star1 -------------------------------------------------
     M("expectimax: plain average of the outcomes", "a3_chance/chance.ipynb", "a3-expectimax",
       [("            total += probability * expectimax_value(game, game.result(state, outcome))\n"
@@ -110,6 +142,23 @@ MUTANTS = [
       [("        if player is Player.MAX:\n            U = best_U\n        elif player is Player.MIN:\n"
         "            L = best_L\n        return L, U", "        return L, U")],
       {"a3-test-star1-minmax", "a3-test-star1-chance"}),
+    M("Star1: chance window from the initial [vmin, vmax], not the current L, U",
+      "a3_chance/chance.ipynb", "a3-star1",
+      [("                child_alpha = max(vmin, (alpha - U) / p + vmax)\n"
+        "                child_beta = min(vmax, (beta - L) / p + vmin)",
+        "                child_alpha = max(vmin, (alpha - vmax) / p + vmax)\n"
+        "                child_beta = min(vmax, (beta - vmin) / p + vmin)")],
+      {"a3-test-star1-chance"}),
+    M("Star1: the window not narrowed by L and U", "a3_chance/chance.ipynb", "a3-star1",
+      [("            alpha = max(L, alpha)\n            beta = min(U, beta)\n", "")],
+      {"a3-test-star1-textbook", "a3-test-star1-chance"}),
+    M("expectimax: a float sum (0.0)", "a3_chance/chance.ipynb", "a3-expectimax",
+      [("        total = 0\n", "        total = 0.0\n")],
+      {"a3-test-expectimax", "a3-test-expectimax-pig"}),
+    M("Star1: float probabilities", "a3_chance/chance.ipynb", "a3-star1",
+      [("        for k, (move, p) in enumerate(children):\n",
+        "        for k, (move, p) in enumerate(children):\n            p = float(p) if p is not None else None\n")],
+      {"a3-test-star1-textbook", "a3-test-star1-chance"}),
     # --- Assignment 4: Bounded Alpha-Beta ----------------------------------------------------
     M("BAB: naive epsilon (alpha-beta values, cut at beta <= alpha + eps)", "a4_bounded/bounded.ipynb",
       "a4-bab",
@@ -138,6 +187,28 @@ MUTANTS = [
       [("            if beta <= alpha + epsilon and k < len(children) - 1:",
         "            if beta <= alpha + epsilon:")],
       {"a4-test-textbook"}),
+    M("BAB: chance window from the initial [vmin, vmax], not the current L, U",
+      "a4_bounded/bounded.ipynb", "a4-bab",
+      [("                child_alpha = max(vmin, (alpha - U) / p + vmax)\n"
+        "                child_beta = min(vmax, (beta - L) / p + vmin)",
+        "                child_alpha = max(vmin, (alpha - vmax) / p + vmax)\n"
+        "                child_beta = min(vmax, (beta - vmin) / p + vmin)")],
+      {"a4-test-chance"}),
+    M("BAB: a pruned node returns its best bounds (U = best_U even when pruned)",
+      "a4_bounded/bounded.ipynb", "a4-bab",
+      [("            if beta <= alpha + epsilon and k < len(children) - 1:\n                return L, U",
+        "            if beta <= alpha + epsilon and k < len(children) - 1:\n"
+        "                if player is Player.MAX:\n                    U = best_U\n"
+        "                elif player is Player.MIN:\n                    L = best_L\n"
+        "                return L, U")],
+      {"a4-test-textbook", "a4-test-ties"}),
+    M("BAB: epsilon ignored (Star1)", "a4_bounded/bounded.ipynb", "a4-bab",
+      [("if beta <= alpha + epsilon and", "if beta <= alpha and")],
+      {"a4-test-textbook", "a4-test-ties"}),
+    M("BAB: float arithmetic", "a4_bounded/bounded.ipynb", "a4-bab",
+      [("        for k, (move, p) in enumerate(children):\n",
+        "        for k, (move, p) in enumerate(children):\n            p = float(p) if p is not None else None\n")],
+      {"a4-test-textbook", "a4-test-chance"}),
     # --- Assignment 5: move ordering ---------------------------------------------------------
     M("ordering: MIN nodes sorted like MAX nodes", "a5_ordering/ordering.ipynb", "a5-ordered-alphabeta",
       [("key=lambda mc: -estimate(mc[1]) if maximizing else estimate(mc[1])",
@@ -153,6 +224,27 @@ MUTANTS = [
         "        elif x == 0 and o > 0:\n            score -= 10 if o == 2 else 1",
         "        score += x - o")],
       {"a5-test-evaluation-play"}),
+    M("ordering: ties in reverse order at MAX nodes", "a5_ordering/ordering.ipynb", "a5-ordered-alphabeta",
+      [("        return sorted(children, key=lambda mc: -estimate(mc[1]) if maximizing else estimate(mc[1]))",
+        "        if maximizing:\n            return sorted(children, key=lambda mc: estimate(mc[1]))[::-1]\n"
+        "        return sorted(children, key=lambda mc: estimate(mc[1]))")],
+      {"a5-test-ordered-trees", "a5-test-ordered-tictactoe"}),
+    M("ordering: the move is the first best in game.moves order", "a5_ordering/ordering.ipynb",
+      "a5-ordered-alphabeta",
+      [("    for move, child in ordered(state, maximizing):\n        v = value(child, alpha, beta)\n",
+        "    found = {}\n    for move, child in ordered(state, maximizing):\n"
+        "        found[move] = v = value(child, alpha, beta)\n"),
+       ("    return best_value, best_move\n",
+        "    return best_value, next(m for m in game.moves(state) if found.get(m) == best_value)\n")],
+      {"a5-test-ordered-trees"}),
+    M("ordering: children created again to search them", "a5_ordering/ordering.ipynb",
+      "a5-ordered-alphabeta",
+      [("        for _, child in ordered(s, maximizing):",
+        "        for move, _ in ordered(s, maximizing):\n            child = game.result(s, move)")],
+      {"a5-test-ordered-trees", "a5-test-ordered-tictactoe"}),
+    M("evaluation: the game's own TicTacToe.evaluate", "a5_ordering/ordering.ipynb", "a5-evaluate",
+      [("    score = 0\n", "    from course.games import TicTacToe\n    return TicTacToe().evaluate(state)\n    score = 0\n")],
+      {"a5-test-evaluation-ordering", "a5-test-evaluation-play"}),
     M("best case: b ** (d / 2)", "a5_ordering/ordering.ipynb", "a5-best-case",
       [("    return b ** math.ceil(d / 2) + b ** (d // 2) - 1", "    return round(b ** (d / 2))")],
       {"a5-test-best-case"}),
@@ -178,6 +270,17 @@ def test_mutant_loses_points(mutant: Mutant) -> None:
         failure = outcomes[test]
         assert isinstance(failure, GradingFailure), f"{test}: {type(failure).__name__}: {failure}"
         assert type(failure) is not AssertionError and str(failure), "a failure needs a full message"
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
+def test_mutant_fails_a_visible_test(mutant: Mutant) -> None:
+    """Validate (visible tests only) and the autograder agree: the mistake fails before submission."""
+    outcomes = run_notebook(SOLUTIONS / mutant.notebook, replace={mutant.cell: _mutated_source(mutant)},
+                            visible_only=True)
+    failed = {t: f for t, f in outcomes.items() if f is not None}
+    assert failed, f"{mutant.name} passes every visible test (Validate says Success!)"
+    for test, failure in failed.items():
+        assert isinstance(failure, GradingFailure), f"{test}: {type(failure).__name__}: {failure}"
 
 
 def test_mutants_are_not_caught_everywhere() -> None:

@@ -59,6 +59,41 @@ class _Guarded:
         return value
 
 
+#: How many sample positions :func:`_own_evaluation` compares with ``TicTacToe.evaluate``.
+SAMPLE_POSITIONS = 40
+
+
+def _sample_positions() -> list:
+    """Unfinished tic-tac-toe positions (0 to 5 marks, seeded), where EVALs are compared."""
+    from ..games.tictactoe import TicTacToe
+
+    game = TicTacToe()
+    out = [game.initial_state()]
+    for case in tictactoe_cases(577, SAMPLE_POSITIONS, marks=(1, 5)):
+        out.append(case.game.initial_state())
+    return out[:SAMPLE_POSITIONS]
+
+
+def _own_evaluation(evaluate: Callable[[Any], float], time_limit: float | None) -> None:
+    """Fail if ``evaluate`` returns exactly ``TicTacToe.evaluate``'s value on every sample position.
+
+    The assignment asks for the student's own evaluation function; the game's
+    own one would pass the targets without any work.
+    """
+    from ..games.tictactoe import TicTacToe
+
+    game = TicTacToe()
+    positions = _sample_positions()
+    theirs = [game.evaluate(s) for s in positions]
+    mine = _run("your evaluation function on sample positions", lambda: [evaluate(s) for s in positions],
+                time_limit)
+    if all(isinstance(a, Real) and not isinstance(a, bool) and a == b for a, b in zip(mine, theirs)):
+        raise CheckFailed(
+            f"your evaluation function returns exactly the values of the course's TicTacToe.evaluate "
+            f"on all {len(positions)} sample positions.\nThe assignment asks for your own idea: do "
+            "not call or copy TicTacToe.evaluate.")
+
+
 def _run(what: str, call: Callable[[], Any], time_limit: float | None) -> Any:
     try:
         with _time_limit(time_limit):
@@ -91,11 +126,14 @@ def check_evaluation_ordering(evaluate: Callable[[Any], float], *, seed: int = 5
     Raises
     ------
     CheckFailed
-        If ``evaluate`` returns something that is not a number strictly inside (-1, 1), or
+        If ``evaluate`` returns something that is not a number strictly inside (-1, 1),
+        returns exactly ``TicTacToe.evaluate``'s values on the sample positions, or
         ordering by it costs more than :data:`ORDERING_FRACTION` of the given order's leaves.
     SearchCrashed, SearchTimeout
         If ``evaluate`` raises or is too slow.
     """
+    __tracebackhide__ = True
+    _own_evaluation(evaluate, time_limit)
     cases = tictactoe_cases(seed, count, marks=(1, 3))
     given = sum(alphabeta(c.game).evaluated for c in cases)
     guarded = _Guarded(evaluate, cases[0].game.vmin, cases[0].game.vmax)
@@ -129,13 +167,16 @@ def check_evaluation_play(evaluate: Callable[[Any], float], *, depth: int = 2,
     Raises
     ------
     CheckFailed
-        If a game is lost (the message lists the moves), or ``evaluate``
-        returns something that is not a number strictly inside (-1, 1).
+        If a game is lost (the message lists the moves), ``evaluate``
+        returns something that is not a number strictly inside (-1, 1), or
+        exactly ``TicTacToe.evaluate``'s values on the sample positions.
     SearchCrashed, SearchTimeout
         If ``evaluate`` raises or is too slow.
     """
     from ..games.tictactoe import TicTacToe
 
+    __tracebackhide__ = True
+    _own_evaluation(evaluate, time_limit)
     game = TicTacToe()
     guarded = _Guarded(evaluate, game.vmin, game.vmax)
     shallow = EvaluatedGame(game, guarded)
