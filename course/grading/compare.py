@@ -425,8 +425,11 @@ class Comparison:
             if rest:
                 lines.append(rest)
         else:
-            lines.append(f"{len(self.problems)} problems:")
-            lines += [f"({i}) {text}" for i, (_, text) in enumerate(self.problems, 1)]
+            if rest:
+                lines.append(rest)
+            more = len(self.problems) - 1
+            lines.append(f"{more} more difference{'s' if more > 1 else ''}:")
+            lines += [f"({i}) {text}" for i, (_, text) in enumerate(self.problems[1:], 2)]
         if self.case.recipe:
             lines.append(f"To rebuild this case: {self.case.recipe}")
         if self.case.state is not None and not isinstance(self.case.game, TreeGame):
@@ -764,6 +767,20 @@ def _locate_bounds(comp: Comparison, fn: Callable, time_limit: float | None) -> 
                 f"the reference [{fmt(theirs.lower)}, {fmt(theirs.upper)}]. In the whole search the "
                 f"reference's [L, U] at {format_path(path)} is [{fmt(lower)}, {fmt(upper)}]."))
             return
+    pruned = {e.path for e in ref.trace if e.kind == "cutoff"}
+    kinds = {e.path: e.player for e in ref.trace if e.kind == "enter"}
+    notes = []
+    for path, lower, upper in finished:
+        note = ""
+        if path in pruned and kinds.get(path) in ("max", "min"):
+            note = (" pruned, so U = vmax" if kinds[path] == "max" else " pruned, so L = vmin")
+        notes.append(f"{format_path(path)} [{fmt(lower)}, {fmt(upper)}]{note}")
+    k = next(i for i, (c, _) in enumerate(comp.problems) if c is WrongBounds)
+    comp.problems[k] = (WrongBounds, comp.problems[k][1] + "\n" + (
+        "Searched on its own, every inner node gets the reference's bounds from your function, so "
+        "the difference comes from the windows of the whole search (a cut-off, and what a pruned "
+        "node returns). The reference's [L, U] of each node, as it finished them: "
+        + "; ".join(notes) + "."))
 
 
 def _compare_move(comp: Comparison, ref: SearchResult) -> None:

@@ -9,6 +9,8 @@ graded by what it achieves, measured with the reference searches:
 * :func:`check_evaluation_play` -- a two-move-deep alpha-beta search using the
   student's EVAL must never lose to a perfect opponent, from the empty board
   and from every first move, playing either side;
+* :func:`check_naive_drift` -- the drift of the naive epsilon rule, measured
+  by the student on the BAB paper's Figure 2 tree, must be the reference's;
 * :func:`check_best_case_formula` -- a formula for alpha-beta's best case must
   match the leaves alpha-beta evaluates with perfect ordering (Knuth and
   Moore 1975) on uniform trees.
@@ -34,7 +36,8 @@ from .cases import EvaluatedGame, exercise_tree, tictactoe_cases
 from .compare import DEFAULT_TIME_LIMIT, _time_limit, fmt
 from .failures import CheckFailed, SearchCrashed, SearchTimeout, TimeLimitExceeded, WrongValue
 
-__all__ = ["check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula"]
+__all__ = ["check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula",
+           "check_naive_drift"]
 
 #: Ordering by the student's EVAL must cost at most this fraction of the given order's leaves.
 ORDERING_FRACTION = 1 / 3  # the messages call it "a third"
@@ -240,3 +243,38 @@ def check_best_case_formula(formula: Callable[[int, int], int], *, branching=ran
     print(f"your formula matches alpha-beta with perfect ordering for b in {list(branching)} and "
           f"d in {list(depths)}.")
 
+
+
+def check_naive_drift(drift: Callable[[int, Any], Any], *, ms=range(1, 5), epsilons=(1, 2)) -> None:
+    """Check a measured drift of the naive epsilon rule on the BAB paper's Figure 2 trees.
+
+    ``drift(m, epsilon)`` must return how far the naive rule's value lies above
+    the minimax value on ``naive_epsilon_counterexample(m=m, x=10, epsilon=epsilon)``,
+    as :func:`course.search.naive_epsilon` and :func:`course.search.alphabeta` measure it.
+
+    Raises
+    ------
+    WrongValue
+        At the first ``(m, epsilon)`` where they differ (the message gives both,
+        and BAB's error bound for comparison).
+    SearchCrashed, SearchTimeout
+        If ``drift`` raises or is too slow.
+    """
+    from ..examples import naive_epsilon_counterexample
+    from ..search import naive_epsilon
+
+    __tracebackhide__ = True
+    for m in ms:
+        for eps in epsilons:
+            game = naive_epsilon_counterexample(m=m, x=10, epsilon=eps)
+            expected = naive_epsilon(game, epsilon=eps).value - alphabeta(game).value
+            got = _run(f"naive_drift({m}, {fmt(eps)})", lambda: drift(m, eps), DEFAULT_TIME_LIMIT)
+            if isinstance(got, bool) or not isinstance(got, Real) or not math.isclose(got, expected):
+                raise WrongValue(
+                    f"naive_drift({m}, {fmt(eps)}) returned {got!r}; the naive rule's value lies "
+                    f"{fmt(expected)} above the true value.\nOn this tree the naive value is "
+                    f"{fmt(naive_epsilon(game, epsilon=eps).value)} and the true value "
+                    f"{fmt(alphabeta(game).value)}; BAB's bounds are never more than epsilon = "
+                    f"{fmt(eps)} apart.")
+    print(f"your drift matches the naive rule's for m in {list(ms)} and epsilon in "
+          f"{[fmt(e) for e in epsilons]}: it grows as m * epsilon.")
