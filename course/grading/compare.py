@@ -51,7 +51,6 @@ from .failures import (
     WrongMove,
     WrongReturnType,
     WrongValue,
-    wrap_text,
 )
 from .instrument import EXPAND, LEAF, instrument, is_reference_code, replay_path
 
@@ -441,8 +440,8 @@ class Comparison:
         return "\n".join(lines)
 
     def failure(self, position: str = "") -> GradingFailure:
-        """The exception to raise for this comparison (its message wrapped to :data:`WIDTH`)."""
-        return self.failure_class(wrap_text(self.message(position)), case=self.case.describe())
+        """The exception to raise for this comparison (its message is wrapped to :data:`WIDTH`)."""
+        return self.failure_class(self.message(position), case=self.case.describe())
 
     def student_result(self) -> SearchResult:
         """The student's run as a :class:`SearchResult` with a trace, for drawing.

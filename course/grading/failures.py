@@ -96,7 +96,9 @@ class GradingFailure(AssertionError):
 
     def __init__(self, message: str, *, case: str | None = None) -> None:
         self.case = case
-        super().__init__(message)
+        # wrapped as it will be shown, after "ClassName: ", so that no line exceeds WIDTH
+        prefix = f"{type(self).__name__}: "
+        super().__init__(wrap_text(prefix + str(message))[len(prefix):])
 
     def _render_traceback_(self) -> list[str]:
         """The lines IPython shows for this failure instead of a traceback.
@@ -105,7 +107,7 @@ class GradingFailure(AssertionError):
         then where the test cell called the check.  The grader's own frames
         (``course/grading/...``) are left out: they say nothing to a student.
         """
-        lines = wrap_text(f"{type(self).__name__}: {self}").split("\n")
+        lines = f"{type(self).__name__}: {self}".split("\n")
         lines[0] = f"\x1b[0;31m{type(self).__name__}\x1b[0m" + lines[0][len(type(self).__name__):]
         where = _calling_line(self.__traceback__)
         if where:
