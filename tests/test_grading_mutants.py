@@ -22,11 +22,15 @@ that mutant.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 import pytest
 
-from course.grading import GradingFailure
+from course import Player
+from course.grading import CheckFailed, GradingFailure, RuleBroken, WrongBounds, WrongValue
 from test_grading_support import SOLUTIONS, read_cells, run_notebook
 
 
@@ -300,3 +304,135 @@ def test_mutants_are_not_caught_everywhere() -> None:
     outcomes = run_notebook(SOLUTIONS / mutant.notebook, replace={mutant.cell: _mutated_source(mutant)})
     assert outcomes["a1-test-value-textbook"] is None
     assert outcomes["a1-test-depth-limited"] is None
+
+
+# --- the feedback each kind of mistake gets ------------------------------------------------------
+def _failure(name: str, test: str, *, visible_only: bool = True) -> BaseException:
+    mutant = next(m for m in MUTANTS if m.name == name)
+    outcomes = run_notebook(SOLUTIONS / mutant.notebook, replace={mutant.cell: _mutated_source(mutant)},
+                            visible_only=visible_only)
+    failure = outcomes[test]
+    assert isinstance(failure, GradingFailure), (name, test, failure)
+    return failure
+
+
+def _flat(failure: BaseException) -> str:
+    """The message with its wrapping undone (lines joined, indentation collapsed)."""
+    return " ".join(str(failure).split())
+
+
+def test_depth_one_too_deep_says_expanded_where_the_reference_evaluates() -> None:
+    text = _flat(_failure("depth limit: one level too deep", "a1-test-depth-limited"))
+    assert "You expanded node (0,) where the reference evaluates it: it is at depth 1, the depth limit" in text
+    assert "different order" not in text
+
+
+def test_depth_one_too_shallow_says_evaluated_where_the_reference_expands() -> None:
+    from course.grading import check_depth_limited, exercise_cases
+
+    def too_shallow(game, state, depth):
+        def value(s, d):
+            if game.is_terminal(s):
+                return game.utility(s)
+            if d >= depth - 1:
+                return game.evaluate(s)
+            values = [value(game.result(s, m), d + 1) for m in game.moves(s)]
+            return max(values) if game.turn(s) is Player.MAX else min(values)
+        maximizing = game.turn(state) is Player.MAX
+        best = None
+        for move in game.moves(state):
+            v = value(game.result(state, move), 1)
+            if best is None or (v > best[0] if maximizing else v < best[0]):
+                best = (v, move)
+        return best
+
+    with pytest.raises(GradingFailure) as info:
+        check_depth_limited(too_shallow, exercise_cases(3, 1, depth=3, depth_limits=(2,)), show=False)
+    text = _flat(info.value)
+    assert "where the reference expands it: it is at depth 1 and the depth limit is 2" in text, text
+    assert "different order" not in text
+
+
+def test_reversed_ties_are_named_as_ties_out_of_moves_order() -> None:
+    text = _flat(_failure("ordering: ties in reverse order at MAX nodes", "a5-test-ordered-tictactoe"))
+    assert "their estimates are equal" in text and "game.moves order" in text, text
+    assert "different order" not in text
+
+
+def test_ordered_search_move_rule_is_the_order_searched() -> None:
+    text = _flat(_failure("ordering: the move is the first best in game.moves order", "a5-test-ordered-trees"))
+    assert "in the order your search visited the root's children" in text, text
+    assert "in the order of game.moves" not in text
+    assert "searched the root's children in the order [3, 2, 1, 0]" in text
+
+
+def test_star1_cut_reasons_have_no_epsilon() -> None:
+    text = _flat(_failure("Star1: no pruning below chance nodes", "a3-test-star1-textbook"))
+    assert "because beta = 22/3 <= alpha = 8" in text, text
+    assert "epsilon" not in text
+
+
+def test_bab_cut_reasons_add_epsilon_to_alpha() -> None:
+    text = _flat(_failure("BAB: strict pruning test", "a4-test-textbook"))
+    assert re.search(r"beta = \S+ <= alpha \+ epsilon = \S+ \+ \S+ = \S+", text), text
+    assert "+ epsilon = 0" not in text
+
+
+def test_bab_bounds_name_the_first_node_that_differs() -> None:
+    from course import parse_tree
+    from course.grading import Case, check_bab
+
+    mutant = next(m for m in MUTANTS if m.name.startswith("BAB: a pruned node returns its best bounds"))
+    namespace = {"Player": Player, "math": math, "Fraction": Fraction}
+    exec(_mutated_source(mutant), namespace)
+    case = Case("two MIN nodes", parse_tree({"tree": [[2, 7], [1, 5]], "bounds": [0, 9]}), epsilon=2)
+    with pytest.raises(WrongBounds) as info:
+        check_bab(namespace["bab_search"], case, show=False)
+    text = _flat(info.value)
+    assert "you returned the bounds [2, 2], the reference [0, 2]" in text
+    assert ("Node (0,) is the first node (children before parents) whose bounds differ: searched on "
+            "its own, your function returns [2, 2], the reference [0, 2]") in text, text
+
+
+@pytest.mark.parametrize("name, test, cls, words", [
+    ("depth limit: EVAL before the terminal test (evaluate on terminal states)", "a1-test-depth-limited",
+     RuleBroken, "you called game.evaluate on the terminal state"),
+    ("expectimax: a float sum (0.0)", "a3-test-expectimax", WrongValue, "the reference's value is exact"),
+    ("BAB: float arithmetic", "a4-test-chance", WrongBounds, "the reference's are exact"),
+    ("ordering: children created again to search them", "a5-test-ordered-trees", RuleBroken,
+     "twice with game.result"),
+    ("evaluation: the game's own TicTacToe.evaluate", "a5-test-evaluation-ordering", CheckFailed,
+     "exactly the values of the course's TicTacToe.evaluate"),
+])
+def test_stated_rules_are_enforced(name, test, cls, words) -> None:
+    failure = _failure(name, test)
+    assert type(failure) is cls, f"{type(failure).__name__}: {failure}"
+    assert words in _flat(failure), _flat(failure)
+
+
+def test_a_failure_shows_one_line_first_and_no_grader_frames() -> None:
+    from course.grading import check_alphabeta, textbook_cases
+    from course.grading.failures import WIDTH
+
+    def no_pruning(game, state):
+        def value(s):
+            if game.is_terminal(s):
+                return game.utility(s)
+            values = [value(game.result(s, m)) for m in game.moves(s)]
+            return max(values) if game.turn(s) is Player.MAX else min(values)
+        return value(state), game.moves(state)[0]
+
+    try:
+        check_alphabeta(no_pruning, textbook_cases("minimax"), show=False)
+    except GradingFailure as exc:
+        failure = exc
+    lines = failure._render_traceback_()
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in lines]
+    assert plain[0].startswith("WrongLeaves: alpha-beta search on AIMA figure 5.2 (case 1 of 3): at step 8"), plain[0]
+    assert "you evaluated leaf (1, 1) (= 4), the reference expanded node (2,)." in " ".join(
+        " ".join(plain[:2]).split()), plain[:2]
+    assert all(len(line) <= WIDTH for line in plain), max(plain, key=len)
+    assert not any("course/grading" in line or "Traceback" in line for line in plain)
+    where = plain[plain.index("") + 1 if "" in plain else -1:]
+    assert where[0].startswith("(raised by line") and "check_alphabeta" in where[0], where
+    assert failure.__suppress_context__

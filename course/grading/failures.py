@@ -111,7 +111,7 @@ class GradingFailure(AssertionError):
         lines[0] = f"\x1b[0;31m{type(self).__name__}\x1b[0m" + lines[0][len(type(self).__name__):]
         where = _calling_line(self.__traceback__)
         if where:
-            lines += ["", wrap_text(where)]
+            lines += [""] + wrap_text(where).split("\n")
         return lines
 
 
