@@ -622,12 +622,13 @@ def compare(task: Task, fn: Callable, case: Case, *,
         elif isinstance(exc, RecursionError):
             hint = (" Your recursion does not stop: return game.utility(state) when "
                     "game.is_terminal(state) (and evaluate at the depth limit).")
-        last = f"; the last thing it did was: {_describe_event(*run.events[-1])}" if run.events else ""
+        last = f"The last thing it did: {_describe_event(*run.events[-1])}." if run.events else ""
         said = str(exc).strip().split("\n", 1)[0]
         said = said if len(said) <= 60 else said[:57] + "..."
+        details = " ".join(part for part in (last, hint.strip()) if part)
         comp.problems.append((SearchCrashed, (
             f"your function raised {type(exc).__name__}" + (f": {said}" if said else "") + "."
-            + f"\n{type(exc).__name__}: {exc}{last}.{hint}\n{run.error_trace}")))
+            + (f"\n{details}" if details else "") + f"\n{run.error_trace}")))
         return comp
     if run.reference_calls:
         comp.problems.append((ReferenceSearchUsed, (
