@@ -305,3 +305,16 @@ def test_failures_are_assertion_errors_with_messages():
         check_minimax_value(lambda g, s: 0, aima_figure_5_2())
     assert type(info.value) is not AssertionError
     assert "evaluated 0 leaves" in str(info.value)
+
+
+def test_evaluate_on_terminal_states_and_children_made_twice_are_noted():
+    game, rec = instrument(parse_tree([[3, 12], [2, 4]]))
+    root = game.initial_state()
+    first = game.result(root, game.moves(root)[0])
+    again = game.result(root, game.moves(root)[0])          # the same child, created twice
+    leaf = game.result(first, game.moves(first)[1])
+    game.evaluate(leaf)                                     # EVAL on a terminal state
+    game.result(again, game.moves(again)[0])                 # a different parent token: not noted
+    assert rec.regenerated() == [(0,)]
+    assert rec.terminal_evaluations() == [(0, 1)]
+    assert rec.events() == (("expand", ()), ("expand", (0,)), ("leaf", (0, 1)), ("expand", (0,)))

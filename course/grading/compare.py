@@ -7,6 +7,13 @@ expansions and leaf evaluations as the reference search of
 the first difference in terms of the tree: which node, what the reference's
 window or bounds were there, and which rule decided.
 
+Some rules are not visible in that sequence and are checked from the
+instrumented game's notes instead: ``evaluate`` called on a terminal state, a
+child created twice by ``result`` on the same state and move, and (for the
+tasks with chance nodes) a float where the reference's value is an exact
+fraction.  These fail with :class:`~course.grading.failures.RuleBroken`, or
+:class:`WrongValue`/:class:`WrongBounds` for inexact numbers.
+
 The student's function runs under guards (see :func:`run_student`): a time
 limit, a cap on the recursion limit, captured output, and a trace hook that
 notices any reference-search frame, so that calling :func:`course.search.alphabeta`
@@ -710,9 +717,8 @@ def _compare_numbers(comp: Comparison, ref: SearchResult) -> None:
             + _EXACT_HINT)))
 
 
-_EXACT_HINT = ("The rules ask for exact arithmetic: probabilities are Fractions, so start sums at 0 "
-               "(not 0.0), do not convert to float, and do not divide ints with / outside "
-               "expressions that involve a probability.")
+_EXACT_HINT = ("The rules ask for exact arithmetic: the probabilities are Fractions, so start sums at 0 "
+               "(not 0.0) and never convert a number to float.")
 
 
 def _compare_rules(comp: Comparison) -> None:

@@ -19,6 +19,11 @@ generates the same node twice expands (and evaluates) it twice, and the
 record shows it.  Calling ``moves`` or ``utility`` again on the *same* token
 is not counted again: asking twice is not searching twice.
 
+Two rules are noted beside the record (:meth:`Recording.terminal_evaluations`,
+:meth:`Recording.regenerated`): ``evaluate`` called on a terminal state (it
+must get ``utility``), and ``result`` called twice with the same state token
+and move (a child created twice, even if only one copy is searched).
+
 The record cannot be reached from the game (it lives in a closure), the game
 refuses new attributes, and :meth:`Recording.verify` checks afterwards that
 the class and its methods are the originals and that the log still matches
