@@ -434,5 +434,5 @@ def test_a_failure_shows_one_line_first_and_no_grader_frames() -> None:
     assert all(len(line) <= WIDTH for line in plain), max(plain, key=len)
     assert not any("course/grading" in line or "Traceback" in line for line in plain)
     where = plain[plain.index("") + 1 if "" in plain else -1:]
-    assert where[0].startswith("(raised by line") and "check_alphabeta" in where[0], where
+    assert where[0].startswith("Raised by line") and "check_alphabeta" in where[0], where
     assert failure.__suppress_context__

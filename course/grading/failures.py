@@ -176,7 +176,7 @@ _COURSE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.s
 
 
 def _calling_line(tb) -> str:
-    """``"(raised by line 2 of the test cell: check_...(...))"``: the last frame before the grader's."""
+    """``"Raised by line 2 of the test cell: check_...(...)"``: the last frame before the grader's."""
     outside = None
     while tb is not None:
         if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_COURSE_DIR):
@@ -187,4 +187,4 @@ def _calling_line(tb) -> str:
         return ""
     filename, lineno = outside.tb_frame.f_code.co_filename, outside.tb_lineno
     text = linecache.getline(filename, lineno).strip()
-    return f"(raised by line {lineno} of the test cell" + (f": {text}" if text else "") + ")"
+    return f"Raised by line {lineno} of the test cell" + (f": {text}" if text else ".")
