@@ -31,6 +31,11 @@ c.Exchange.root = os.path.join(_HERE, "nbgrader_exchange")
 c.Execute.timeout = 120
 c.Execute.startup_timeout = 120
 
+# Validating (the students' Validate button and `nbgrader validate`): nbgrader cuts every line
+# of a failed cell and of its error at `width - 3` characters (with a 4-space indent).  The test
+# cells' lines are at most 100 characters and the checks' messages at most 88, so 110 cuts none.
+c.Validator.width = 110
+
 # Autograding: put back grade cells a student deleted, keep outputs small, and grade with
 # the course's sandboxed step instead of a kernel: the student's code runs in a bubblewrap
 # sandbox, every test runs in the grader (course/grading/sandboxed.py).

@@ -272,3 +272,41 @@ def test_regrading_keeps_hand_grades(course):
         sub, grade = answer(gb)
         assert grade.manual_score == 1.5 and not grade.needs_manual_grade
         assert not sub.needs_manual_grade
+
+
+def test_nbgrader_validate_names_the_test_and_what_differs_first(tmp_path):
+    """`nbgrader validate` on a wrong A3 (the chance window from the initial [vmin, vmax]): for the
+    failed cell, the first line of the error names the search, the case and what differs, no
+    grader frame is shown, and no line is cut at the validator's width."""
+    import re
+    import subprocess
+    import sys
+
+    from test_grading_mutants import MUTANTS, _mutated_source
+
+    mutant = next(m for m in MUTANTS if m.name.startswith("Star1: chance window from the initial"))
+    solution = SOLUTIONS / mutant.notebook
+    nb = nbformat.read(EXERCISES / mutant.notebook, as_version=4)
+    answers = {c.grade_id: c.source for c in read_cells(solution) if c.kind in ("solution", "answer")}
+    answers[mutant.cell] = _mutated_source(mutant)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell.source = re.sub(r"^[ \t]*#+[ \t]*(BEGIN|END) SOLUTION[ \t]*\n?", "", answers[grade_id],
+                                 flags=re.MULTILINE)
+    shutil.copy(ROOT / "nbgrader_config.py", tmp_path / "nbgrader_config.py")
+    path = tmp_path / "wrong.ipynb"
+    nbformat.write(nb, str(path))
+    done = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "validate", str(path)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    out = done.stdout
+    assert "VALIDATION FAILED ON 1 CELL(S)" in out, out
+    error = out.split("The error was:\n\n", 1)[1].split("\n")
+    assert error[0].startswith("    WrongLeaves: Star1 search on random tree"), error[:3]
+    assert "at step" in error[0] + error[1] and "the reference" in error[0] + error[1], error[:3]
+    assert "course/grading" not in out and "Traceback" not in out
+    assert "Raised by line" in out
+    width = 110
+    cut = [line for line in out.split("\n") if len(line) >= width - 3 and line.endswith("...")]
+    assert not cut, cut
+    assert max(len(line) for line in out.split("\n") if set(line) != {"="}) <= width - 3
