@@ -139,6 +139,7 @@ class StudentSession:
         self._handles: dict[int, int] = {}
         self._game: Any = None
         self._expanded: set[int] = set()
+        self._resulted: set[int] = set()
         self._calls = 0
         self.restarts = 0
 
@@ -386,7 +387,7 @@ class StudentSession:
         from ..game import Game
 
         self._game = args[0] if args and isinstance(args[0], Game) else None
-        self._expanded = set()
+        self._expanded, self._resulted = set(), set()
         self._send({"op": "forget"})
         self._calls += 1
         call_id = f"{self._calls}-{os.urandom(6).hex()}"
@@ -430,6 +431,8 @@ class StudentSession:
                 method = message.get("method")
                 if not isinstance(target, Game) or method not in GAME_METHODS:
                     raise SessionError("the sandbox asked for something that is not a game method")
+                if method == "result" and args:
+                    self._resulted.add(id(args[0]))
                 value = getattr(target, method)(*args)
                 if message["op"] == "note":
                     return                 # recorded; the sandbox already had the answer
@@ -461,8 +464,8 @@ class StudentSession:
         handed out once by the sandbox, and a second ``result`` for the same move comes here.
         """
         key = id(state)
-        if key in self._expanded:
-            return None
+        if key in self._expanded or key in self._resulted:
+            return None                    # result() was asked before: make no child twice
         self._expanded.add(key)
         moves = [m for m, _ in listed] if method == "chance_outcomes" else list(listed)
         try:
