@@ -21,6 +21,7 @@ import shutil
 import site
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -261,19 +262,31 @@ def graded(tmp_path_factory):
     watched = [COURSE_PKG, root / "nbgrader_config.py", SOLUTIONS, root / "solutions"] + [
         Path(v) for v in victims if Path(v).exists() and "autograded" not in v]
     before = _fingerprint(watched)
-    sandboxes_before = set(Path("/tmp").glob("course-sandbox-*"))
+    # the grading workers make their sandboxes' folders under $TMPDIR: a private one here, so
+    # that what is left there is what this class left (other processes use /tmp too)
+    private_tmp = Path(tempfile.mkdtemp(prefix="hostile-tmp-", dir="/tmp"))
+    private_tmp.chmod(0o755)                 # reachable by the sandbox's user
+    old_tmp = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(private_tmp)
     start = time.perf_counter()
-    records = workflow.autograde(root, jobs=2, cell_timeout=20)
+    try:
+        records = workflow.autograde(root, jobs=2, cell_timeout=20)
+    finally:
+        if old_tmp is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = old_tmp
     seconds = time.perf_counter() - start
     time.sleep(3)                      # the daemon would have written by now
     listener.close()
     yield dict(root=root, records={(r.student, r.assignment): r for r in records},
                expected=expected, before=before, after=_fingerprint(watched), watched=watched,
                victims=victims, accepted=listener.accepted, seconds=seconds,
-               sandboxes=set(Path("/tmp").glob("course-sandbox-*")) - sandboxes_before)
+               sandboxes=set(private_tmp.glob("course-sandbox-*")))
     for v in victims:
         if v.endswith("zz_planted.pth"):
             Path(v).unlink(missing_ok=True)
+    shutil.rmtree(private_tmp, ignore_errors=True)
 
 
 def test_every_student_gets_exactly_what_their_code_earns(graded):

@@ -192,7 +192,15 @@ def _hidden_message(exc: BaseException) -> str:
 
 
 def _first_line(text: str) -> str:
-    return next((line for line in str(text).splitlines() if line.strip()), "")
+    """The message's first paragraph as one line (the checks wrap their lines at 88 characters)."""
+    lines = []
+    for line in str(text).splitlines():
+        if not line.strip():
+            if lines:
+                break
+            continue
+        lines.append(line.strip())
+    return " ".join(lines)
 
 
 def _error_output(ename: str, message: str) -> NotebookNode:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Limits", "SandboxUnavailable", "bwrap_path", "sandbox_command", "check_sandbox",
-           "limit_resources", "INSIDE", "SANDBOX_UID"]
+           "limit_resources", "sandbox_tmp", "INSIDE", "SANDBOX_UID"]
 
 INSIDE = Path(__file__).with_name("inside.py")
 """The program run inside the sandbox."""
@@ -140,6 +140,29 @@ def sandbox_command(workdir: str | os.PathLike, *, bwrap: str | None = None,
     return command
 
 
+def sandbox_tmp() -> str:
+    """Where a sandbox's folders are made: ``$TMPDIR``, if the sandbox's user can reach it.
+
+    When the grader runs as root the sandbox runs as ``nobody``, who must be able to enter
+    the folders bound into it; a private ``$TMPDIR`` (mode 700 somewhere) is then replaced by
+    ``/tmp``.
+    """
+    import stat
+    import tempfile
+
+    base = tempfile.gettempdir()
+    if os.geteuid() != 0:
+        return base
+    path = Path(base).resolve()
+    for folder in [path, *path.parents]:
+        try:
+            if not folder.stat().st_mode & stat.S_IXOTH:
+                return "/tmp"
+        except OSError:
+            return "/tmp"
+    return base
+
+
 def _processes_of(uid: int) -> int:
     """How many processes the host user ``uid`` runs now."""
     count = 0
@@ -192,7 +215,7 @@ def check_sandbox(bwrap: str | None = None) -> str:
     if bwrap is None:
         raise SandboxUnavailable(
             "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
-    with tempfile.TemporaryDirectory(prefix="course-sandbox-check-") as work:
+    with tempfile.TemporaryDirectory(prefix="course-sandbox-check-", dir=sandbox_tmp()) as work:
         os.chmod(work, 0o777)
         command = sandbox_command(work, bwrap=bwrap,
                                   args=("-c", "import os; print(os.getuid(), os.getpid())"))

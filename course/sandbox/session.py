@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
-from .bwrap import INSIDE, Limits, limit_resources, sandbox_command
+from .bwrap import INSIDE, Limits, limit_resources, sandbox_command, sandbox_tmp
 from .inside import MESSAGE_LIMIT, decode, encode
 
 __all__ = ["StudentSession", "RemoteFunction", "StudentCodeError", "CellResult", "SessionError"]
@@ -147,7 +147,7 @@ class StudentSession:
     def start(self) -> None:
         """Start the sandboxed process."""
         self.close()
-        self.tmp = tempfile.mkdtemp(prefix="course-sandbox-")
+        self.tmp = tempfile.mkdtemp(prefix="course-sandbox-", dir=sandbox_tmp())
         os.chmod(self.tmp, 0o755)
         self.workdir = os.path.join(self.tmp, "work")
         program = os.path.join(self.tmp, "program")
@@ -213,7 +213,12 @@ class StudentSession:
             raise SessionError(self._death()) from None
 
     def _death(self) -> str:
-        code = self.proc.poll() if self.proc is not None else None
+        code = None
+        if self.proc is not None:
+            try:
+                code = self.proc.wait(timeout=5)      # its pipe closed: it is ending
+            except subprocess.TimeoutExpired:
+                code = None
         if code is not None and code < 0:
             return f"your code's process was killed by signal {-code} (memory or CPU limit?)"
         if code is not None:
