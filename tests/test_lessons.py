@@ -91,14 +91,8 @@ def test_lesson_metadata_is_complete(path):
 
 
 @pytest.mark.parametrize("path", ASSIGNMENTS, ids=[f"{p.parent.parent.name}/{p.parent.name}" for p in ASSIGNMENTS])
-def test_assignment_metadata_is_complete(path, request):
+def test_assignment_metadata_is_complete(path):
     problems = _metadata_problems(path)
-    if problems:
-        # solutions/ and exercises/ belong to the assignments' owner; this worktree does not edit
-        # them.  Known failure until they store the same metadata as the lessons (issue 11).
-        request.applymarker(pytest.mark.xfail(
-            reason="solutions/ and exercises/ still store incomplete language_info (owned by the "
-                   "assignments' engineer; issue 11)"))
     assert not problems, f"{path.relative_to(ROOT)}: " + "; ".join(problems)
 
 
