@@ -466,4 +466,5 @@ def test_labels_that_only_repeat_the_index_are_not_drawn():
     assert sorted(edge_labels) == ["0.2", "0.2", "0.8", "0.8"]
     named = parse_tree({"label": "A", "max": [{"label": "B", "value": 1}, {"label": "0", "value": 2}]})
     source = draw_tree(named).source
-    assert "<B>A</B>" in source and ">B</FONT>" in source    # real names stay
+    assert "<B>A</B>" in source and "<B>B</B>" in source     # real names stay
+    assert "xlabel" not in source             # a leaf's name is inside its box, not beside it

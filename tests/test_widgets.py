@@ -30,11 +30,12 @@ def generators():
     return importlib.import_module("course.games")
 
 
-def assert_redrawn(explorer, before_svg, before_count):
+def assert_redrawn(explorer, before_dot, before_count):
     """The picture was replaced (not appended to) by a different one."""
     assert explorer.redraws == before_count + 1
-    assert explorer.picture.value != before_svg
-    assert explorer.picture.value.count("<svg") == 1
+    assert explorer.picture.dot != before_dot
+    assert explorer.picture.dot.count("digraph") == 1
+    assert explorer.picture.dot == explorer.tree_picture.source
     assert explorer.error == ""
 
 
@@ -46,7 +47,7 @@ def test_epsilon_explorer_on_generated_tree(generators):
     assert explorer.epsilon.max == game.vmax - game.vmin == 100
     assert "Star1" in explorer.info.value                  # epsilon = 0
     children = len(explorer.children)
-    before, count = explorer.picture.value, explorer.redraws
+    before, count = explorer.picture.dot, explorer.redraws
     explorer.epsilon.value = 30
     assert_redrawn(explorer, before, count)
     expected = bab(game, epsilon=30)
@@ -96,7 +97,7 @@ def test_ordering_explorer_reacts_to_the_ordering():
     explorer = ordering_explorer(aima_figure_5_2())
     assert explorer.result.evaluated == 7
     assert explorer.seed.disabled
-    before, count = explorer.picture.value, explorer.redraws
+    before, count = explorer.picture.dot, explorer.redraws
     explorer.order.value = "best-first"
     assert_redrawn(explorer, before, count)
     assert explorer.result.evaluated == best_case_leaves(3, 2) == 5
@@ -143,14 +144,14 @@ def test_step_through_moves_and_redraws():
     events = player.result.trace.events
     assert player.slider.max == len(events) == 26
     assert "nothing searched yet" in player.event.value
-    pictures = {player.picture.value}
+    pictures = {player.picture.dot}
     for k in (1, 4, 14, 26):
-        before, count = player.picture.value, player.redraws
+        before, count = player.picture.dot, player.redraws
         player.slider.value = k
         assert_redrawn(player, before, count)
-        pictures.add(player.picture.value)
+        pictures.add(player.picture.dot)
         current = "n" + "".join(f"_{i}" for i in events[k - 1].path)
-        assert f'id="{current}"' in player.picture.value
+        assert f'id="{current}"' in player.picture.dot
         assert f"step {k}:" in player.event.value
     assert len(pictures) == 5
     assert "Finished: value 3" in player.info.value
@@ -204,13 +205,13 @@ def test_chance_explorer_defaults_are_the_notes_example():
                                            (-0.375, True, False), (0.5, True, False)])
 def test_chance_explorer_thresholds(u, note, star):
     explorer = chance_pruning_explorer()
-    before, count = explorer.picture.value, explorer.redraws
+    before, count = explorer.picture.dot, explorer.redraws
     explorer.u_a2_c1.value = u
     assert explorer.redraws == count + 1
     assert (explorer.note_skips, explorer.star1_skips) == (note, star)
     # Star1's own leaves agree with the flag
     assert star == all(leaf[:2] != (1, 1) for leaf in explorer.result.leaves)
-    assert explorer.picture.value.count("<svg") == 1
+    assert explorer.picture.dot.count("digraph") == 1
 
 
 def test_chance_explorer_other_sliders():
@@ -236,16 +237,17 @@ def test_explorers_refuse_huge_trees(generators):
     explorer.branching.value = 4
     explorer.depth.value = 4                             # (4 * 4) ** 4 paths: too many to redraw
     assert "choose a smaller depth or branching" in explorer.info.value
-    assert explorer.picture.value == ""
+    assert explorer.picture.dot == ""
     explorer.depth.value = 2
-    assert explorer.error == "" and explorer.picture.value.count("<svg") == 1
+    assert explorer.error == "" and explorer.picture.dot.count("digraph") == 1
 
 
-def test_fit_toggle_restyles_without_searching_again():
+def test_fit_asks_the_browser_without_searching_again(monkeypatch):
     explorer = epsilon_explorer(bab_figure3())
     count = explorer.redraws
-    assert 'style="max-width:100%; height:auto"' in explorer.picture.value
-    explorer.fit.value = False
-    assert "max-width:100%; height:auto" not in explorer.picture.value
-    assert explorer.picture.value.count("<svg") == 1
+    sent = []
+    monkeypatch.setattr(explorer.picture, "send", sent.append)
+    explorer.picture.fit()
+    explorer.picture.readable()
+    assert sent == [{"type": "fit"}, {"type": "readable"}]
     assert explorer.redraws == count
