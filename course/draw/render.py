@@ -802,13 +802,18 @@ class _Builder:
             label = move if move and p in move else (f"{move}: {p}" if move else p)
         elif move:
             label = move
-        if label:
+        rec = self.step.recs.get(path) if self.step is not None else None
+        cut = rec is not None and rec.cut and index == rec.cut[0]
+        mark = f'<FONT POINT-SIZE="9" COLOR="{PALETTE["cut"]}"><B>cut</B></FONT>'
+        if cut and label:
+            # one label for both, so Graphviz keeps "cut" clear of the probability
+            attrs["label"] = _Html(f"{escape(label)}<BR/>{mark}")
+        elif label:
             attrs["label"] = label
         if child_path in self.on_path:
             attrs.update(color=PALETTE["current"], penwidth=3.0, style="solid")
-        rec = self.step.recs.get(path) if self.step is not None else None
-        if rec is not None and rec.cut and index == rec.cut[0]:
-            attrs["taillabel"] = _Html(f'<FONT POINT-SIZE="9" COLOR="{PALETTE["cut"]}"><B>cut</B></FONT>')
+        if cut and not label:
+            attrs["taillabel"] = _Html(mark)
             attrs["labelangle"] = 0
             attrs["labeldistance"] = 1.6
         self.edge_index[_node_id(child_path)] = len(self.edges)
