@@ -116,6 +116,31 @@ def test_no_engine_is_a_clear_error(monkeypatch, no_dot):
         TreePicture("digraph { a }").svg()
 
 
+def test_notebook_display_falls_back_to_the_browser_without_an_engine(monkeypatch, no_dot, aima):
+    game, result = aima
+    picture = draw_tree(game, result)
+    assert picture._repr_mimebundle_() == {"image/svg+xml": picture.svg()}   # engine installed
+    monkeypatch.setattr(engine_module, "_candidates", lambda: [])              # ... and now none
+    import course.widgets.tree_view as tree_view
+
+    made = []
+
+    class Recorded(tree_view.TreeView):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(tree_view, "TreeView", Recorded)
+    fresh = draw_tree(game, result)
+    assert fresh._repr_svg_() is None
+    bundle = fresh._repr_mimebundle_()
+    bundle = bundle[0] if isinstance(bundle, tuple) else bundle     # (data, metadata) or data
+    assert "image/svg+xml" not in bundle
+    view, = made                                         # the browser widget, given the same DOT
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == view.model_id
+    assert view.dot == fresh.source and view.nodes == dict(fresh.nodes)
+
+
 def test_engine_failure_is_reported():
     with pytest.raises(RenderError, match="failed"):
         engine_module.run_engine("digraph { this is not dot ")

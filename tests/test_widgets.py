@@ -251,3 +251,67 @@ def test_fit_asks_the_browser_without_searching_again(monkeypatch):
     explorer.picture.readable()
     assert sent == [{"type": "fit"}, {"type": "readable"}]
     assert explorer.redraws == count
+
+
+# -- the browser picture (TreeView) ------------------------------------------------------------------
+
+def test_tree_view_takes_a_picture_or_dot():
+    from course.draw import draw_tree
+    from course.widgets import TreeView
+
+    game = aima_figure_5_2()
+    picture = draw_tree(game, alphabeta(game, trace=True), upto=3)
+    view = TreeView(picture)
+    assert view.dot == picture.source and view.nodes == dict(picture.nodes)
+    assert [k for k, v in view.nodes.items() if v == "current"] == ["n_0_0"]
+    view.show("digraph { a -> b }")
+    assert view.dot == "digraph { a -> b }" and view.nodes == {}
+    view.show(None)
+    assert view.dot == ""
+    with pytest.raises(ParameterError, match="TreePicture or DOT"):
+        view.show(42)
+    # what the browser reads: the DOT, the viewport's height, the readable label size
+    state = view.get_state()
+    assert {"dot", "max_height", "min_label_px", "_esm"} <= set(state)
+    assert state["min_label_px"] == 10 and "export default" in state["_esm"]
+
+
+def test_tree_view_sends_graphviz_wasm_when_asked(monkeypatch):
+    from course.widgets import TreeView
+    from course.widgets.tree_view import viz_bundle
+
+    view = TreeView("digraph { a }")
+    sent = []
+    monkeypatch.setattr(view, "send", lambda content, buffers=None: sent.append((content, buffers)))
+    view._answer(view, {"type": "something else"}, [])
+    assert sent == []
+    view._answer(view, {"type": "viz-bundle?"}, [])
+    (content, buffers), = sent
+    assert content == {"type": "viz-bundle", "version": "3.31.0"}
+    assert buffers == [viz_bundle()]
+    assert b"WebAssembly" in buffers[0] and b"export{" in buffers[0].replace(b" ", b"")
+
+
+def test_vendored_viz_matches_its_notice():
+    import hashlib
+    import re
+
+    from course.widgets.tree_view import VIZ_PATH, viz_bundle, viz_version
+
+    notice = (VIZ_PATH.parent / "NOTICE.md").read_text(encoding="utf-8")
+    assert f"`@viz-js/viz` {viz_version()}" in notice
+    digest = re.search(r"sha256 of `viz.js`: `([0-9a-f]{64})`", notice).group(1)
+    assert hashlib.sha256(viz_bundle()).hexdigest() == digest
+    assert "MIT" in notice and "Eclipse Public License" in notice
+
+
+def test_explorers_show_their_picture_in_a_tree_view():
+    from course.widgets import TreeView
+
+    for explorer in (epsilon_explorer(bab_figure3()), ordering_explorer(aima_figure_5_2()),
+                     chance_pruning_explorer(), step_through(aima_figure_5_2())):
+        assert isinstance(explorer.picture, TreeView)
+        assert explorer.picture.dot == explorer.tree_picture.source
+        assert explorer.picture.nodes == dict(explorer.tree_picture.nodes)
+    chance = chance_pruning_explorer()
+    assert chance.picture in chance.children[0].children     # beside the sliders
