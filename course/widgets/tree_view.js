@@ -277,6 +277,8 @@ function render({ model, el }) {
         root.classList.toggle("ctv-dark", document.body.dataset.jpThemeLight === "false");
         if (first || !moved) initialView(); else apply();
         const ms = performance.now() - start;
+        root.dataset.renderMs = ms.toFixed(1);           // for benchmarks and browser tests
+        root.dataset.renders = String(Number(root.dataset.renders || 0) + 1);
         model.set("error", "");
         model.set("render_ms", Math.round(ms * 10) / 10);
         model.set("renders", (model.get("renders") || 0) + 1);
