@@ -274,7 +274,6 @@ function render({ model, el }) {
         const first = svg === null;
         svg = fresh;
         [width, height] = svgSize(svg);
-        root.classList.toggle("ctv-dark", document.body.dataset.jpThemeLight === "false");
         if (first || !moved) initialView(); else apply();
         const ms = performance.now() - start;
         root.dataset.renderMs = ms.toFixed(1);           // for benchmarks and browser tests
@@ -354,10 +353,16 @@ function render({ model, el }) {
     if (svg && !moved) initialView();
   });
   observer.observe(port);
+  // JupyterLab's dark theme: show the (white) picture inverted, hues kept
+  const theme = () => root.classList.toggle("ctv-dark", document.body.dataset.jpThemeLight === "false");
+  const themeWatch = new MutationObserver(theme);
+  themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
+  theme();
   onDot();
   return () => {
     disposed = true;
     observer.disconnect();
+    themeWatch.disconnect();
     model.off("change:max_height", onHeight);
     model.off("msg:custom", onCustom);
     model.off("change:dot", onDot);

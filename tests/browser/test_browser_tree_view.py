@@ -170,5 +170,24 @@ def test_explorer_picture_is_readable_and_responsive(lab, explorer_notebooks, tm
     assert sl >= pl - 1 and st >= pt - 1 and sl + sw <= pl + pw + 1 and st + sh <= pt + ph + 1, \
         fitted
     _screenshot(lab, view, tmp_path, f"{name}-fit")
+
+    # clicking a node zooms to its subtree
+    node = view.locator(".ctv-port g.node#n_0").first
+    node.click()
+    focused = view.evaluate(_JS_MEASURE)
+    assert (focused["zoom"], focused["transform"]) != (fitted["zoom"], fitted["transform"])
+
+    if name == "step":                   # JupyterLab's dark theme: no bright white block
+        try:
+            lab.page.evaluate("() => window.jupyterapp.commands.execute("
+                              "'apputils:change-theme', {theme: 'JupyterLab Dark'})")
+            lab.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
+            view.locator(".course-tree-view.ctv-dark").wait_for(state="attached")
+            lab.page.wait_for_timeout(300)
+            _screenshot(lab, view, tmp_path, f"{name}-dark")
+        finally:
+            lab.page.evaluate("() => window.jupyterapp.commands.execute("
+                              "'apputils:change-theme', {theme: 'JupyterLab Light'})")
+            lab.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
     assert lab.console_errors == [], lab.console_errors
     assert lab.error_report() == []
