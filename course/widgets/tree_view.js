@@ -2,10 +2,11 @@
 // compiled to WebAssembly (the vendored Viz.js), and show it in a pan/zoom viewport.
 //
 // Python owns the picture (trait `dot`); this module owns the view: zoom and position, the
-// toolbar (fit, readable size, -, +), the legend, and the dark-theme filter.  A new `dot` keeps
-// the reader's zoom and position unless they never moved the view, in which case the initial
-// view is chosen again (fit when that keeps every label readable, else readable and centred on
-// the root).  Viz.js is asked from the kernel once per page (a custom message answered with the
+// toolbar (fit, readable size, -, +), the legend, the dark-theme filter, and the transition
+// from one picture to the next (nodes glide to their new places).  A new `dot` is framed as
+// the reader last chose: the initial view again (fit when that keeps every label readable, else
+// readable and centred on the root), fit or readable after those buttons, or the same zoom and
+// position once they zoomed, panned or clicked a node.  Viz.js is asked from the kernel once per page (a custom message answered with the
 // bundle as a binary buffer) and shared by every TreeView of the page.
 
 const MAX_ZOOM = 4;
@@ -134,16 +135,19 @@ function render({ model, el }) {
   // view state: natural size of the picture (user units), zoom k (px per unit), offset (px)
   let svg = null, width = 1, height = 1, k = 1, x = 0, y = 0;
   let portH = 120;            // the viewport's height as last set (px)
-  let moved = false;          // did the reader zoom or pan since the view was last chosen?
+  // How a new picture is framed: "auto" (the initial view), "fit" or "readable" (the reader
+  // pressed that button: done again for each new picture), "kept" (the reader zoomed, panned or
+  // clicked a node: zoom and position stay).
+  let mode = "auto";
   let pending = null;         // the newest DOT waiting for layout
   let drawing = false;
   let disposed = false;
 
   const zoomText = document.createElement("span");
   zoomText.className = "ctv-zoom";
-  button("fit", "show the whole picture", () => { fit(); moved = false; });
+  button("fit", "show the whole picture", () => { mode = "fit"; frame(); });
   button("readable", "zoom so that every label is at least the readable size, root in view",
-         () => { readable(); moved = false; });
+         () => { mode = "readable"; frame(); });
   button("−", "zoom out", () => zoomBy(1 / 1.25));
   button("+", "zoom in", () => zoomBy(1.25));
   bar.appendChild(zoomText);
@@ -202,6 +206,14 @@ function render({ model, el }) {
   function initialView() {
     if (fitZoom() >= readableZoom()) fit(); else readable();
   }
+  // Frame the picture as the reader last chose (see `mode`).
+  function frame() {
+    if (!svg) return;
+    if (mode === "fit") fit();
+    else if (mode === "readable") readable();
+    else if (mode === "auto") initialView();
+    else apply();
+  }
   // Bounding box of some elements in the picture's own units.
   function boxOf(elements) {
     const outer = svg.getBoundingClientRect();
@@ -220,7 +232,7 @@ function render({ model, el }) {
     x = px - (px - x) * (next / k);
     y = py - (py - y) * (next / k);
     k = next;
-    moved = true;
+    mode = "kept";
     apply();
   }
   function zoomBy(factor) {
@@ -243,10 +255,54 @@ function render({ model, el }) {
     k = Math.max(readableZoom(), Math.min((w - 2 * PAD) / bw, (h - 2 * PAD) / bh, FIT_MAX * 1.5));
     x = bw * k <= w - 2 * PAD ? w / 2 - ((box.left + box.right) / 2) * k : w / 2 - nodeBox.cx * k;
     y = bh * k <= h - 2 * PAD ? h / 2 - ((box.top + box.bottom) / 2) * k : PAD - box.top * k;
-    moved = true;
+    mode = "kept";
     apply();
     model.set("focus", id);
     model.save_changes();
+  }
+
+  // Where each node is (its centre, in the picture's units), to move nodes from one picture to
+  // the next: a node found in both glides from its old place (transition_ms), a new one fades in,
+  // and when anything moved the edges fade in too.  A picture whose layout is unchanged (the
+  // step-through) is not animated at all.
+  let places = null;
+  function positions(picture) {
+    const graph = picture.querySelector("g.graph");
+    const shift = graph && graph.transform.baseVal.consolidate();
+    const tx = shift ? shift.matrix.e : 0, ty = shift ? shift.matrix.f : 0;
+    const found = new Map();
+    for (const g of picture.querySelectorAll("g.node")) {
+      const shape = g.querySelector("polygon, ellipse, path") || g;    // not its changing text
+      const b = shape.getBBox();
+      found.set(g.id, [b.x + b.width / 2 + tx, b.y + b.height / 2 + ty]);
+    }
+    return found;
+  }
+  function animateFrom(before, picture) {
+    if (!port.isConnected || !port.clientWidth) return null;   // not shown yet: nothing measured
+    const after = positions(picture);
+    const ms = model.get("transition_ms");
+    if (!ms || !before) return after;
+    let anyMoved = false;
+    for (const g of picture.querySelectorAll("g.node")) {
+      const was = before.get(g.id), now = after.get(g.id);
+      if (!was) {
+        g.animate([{ opacity: 0 }, { opacity: 1 }], { duration: ms, easing: "ease-in" });
+        anyMoved = true;
+        continue;
+      }
+      const dx = was[0] - now[0], dy = was[1] - now[1];
+      if (Math.abs(dx) + Math.abs(dy) < 0.5) continue;
+      anyMoved = true;
+      g.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0px, 0px)" }],
+                { duration: ms, easing: "ease-out" });
+    }
+    if (anyMoved) {
+      for (const e of picture.querySelectorAll("g.edge")) {
+        e.animate([{ opacity: 0.1 }, { opacity: 1 }], { duration: ms, easing: "ease-in" });
+      }
+    }
+    return after;
   }
 
   async function draw() {
@@ -274,8 +330,14 @@ function render({ model, el }) {
         const first = svg === null;
         svg = fresh;
         [width, height] = svgSize(svg);
-        if (first || !moved) initialView(); else apply();
+        if (first && mode === "kept") mode = "auto";
+        frame();
         const ms = performance.now() - start;
+        try {
+          places = animateFrom(first ? null : places, svg);
+        } catch (error) {
+          places = null;          // an animation is a nicety: never let it stop a picture
+        }
         root.dataset.renderMs = ms.toFixed(1);           // for benchmarks and browser tests
         root.dataset.renders = String(Number(root.dataset.renders || 0) + 1);
         model.set("error", "");
@@ -312,7 +374,7 @@ function render({ model, el }) {
     port.classList.add("ctv-dragging");
     x = drag.x + dx;
     y = drag.y + dy;
-    moved = true;
+    mode = "kept";
     apply();
   });
   port.addEventListener("pointerup", (event) => {
@@ -333,14 +395,13 @@ function render({ model, el }) {
 
   function onCustom(msg) {
     if (!msg || !svg) return;
-    if (msg.type === "fit") { fit(); moved = false; }
-    else if (msg.type === "readable") { readable(); moved = false; }
+    if (msg.type === "fit" || msg.type === "readable") { mode = msg.type; frame(); }
     else if (msg.type === "focus" && msg.id) focus(msg.id);
   }
   model.on("msg:custom", onCustom);
   model.on("change:dot", onDot);
   function onHeight() {
-    if (svg && !moved) initialView();
+    frame();
   }
   model.on("change:max_height", onHeight);
   // The first picture may be laid out before the view is in the page (no size yet): choose
@@ -350,7 +411,8 @@ function render({ model, el }) {
     const w = port.clientWidth;
     if (!w || w === seenWidth) return;
     seenWidth = w;
-    if (svg && !moved) initialView();
+    frame();
+    if (svg && !places) places = positions(svg);
   });
   observer.observe(port);
   // JupyterLab's dark theme: show the (white) picture inverted, hues kept

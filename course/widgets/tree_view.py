@@ -80,6 +80,9 @@ class TreeView(anywidget.AnyWidget):
     min_label_px : float
         The *readable* zoom makes the smallest label this many pixels high; the first view
         fits the whole picture only if that keeps every label at least this high.
+    transition_ms : int
+        Milliseconds nodes take to glide to their new places when a new picture moves them
+        (new nodes fade in); 0 switches the animation off.
     focus : str
         Id of the node last clicked (its subtree is zoomed to), set by the browser.
     render_ms : float
@@ -95,6 +98,7 @@ class TreeView(anywidget.AnyWidget):
     dot = traitlets.Unicode("").tag(sync=True)
     max_height = traitlets.Int(480).tag(sync=True)
     min_label_px = traitlets.Float(10.0).tag(sync=True)
+    transition_ms = traitlets.Int(300).tag(sync=True)
     focus = traitlets.Unicode("").tag(sync=True)
     render_ms = traitlets.Float(0.0).tag(sync=True)
     renders = traitlets.Int(0).tag(sync=True)

@@ -7,7 +7,8 @@ size (the page is 1400 px wide, so the notebook pane is about 968 px):
 * the smallest label (SVG ``<text>``) of the picture is at least 10 px high as drawn;
 * the picture pane is no wider than the notebook pane, and has zoom controls whose labels fit;
 * moving a slider (or choosing an option) redraws the picture (the time is printed);
-* ``+``, Ctrl + wheel and a drag change the view; *fit* shows the whole picture;
+* ``+``, Ctrl + wheel and a drag change the view; *fit* shows the whole picture (also the next
+  one); clicking a node zooms to its subtree; on the ε explorer the nodes glide to new places;
 * nothing is written to the browser console as an error.
 
 A screenshot of each explorer is saved in the test's temporary folder (its path is printed), and
@@ -102,16 +103,18 @@ def _screenshot(lab, view, tmp_path: Path, name: str) -> Path:
     return target
 
 
-def _redraw(lab, view, act) -> float:
-    """Do ``act()``; return the seconds until the picture's SVG changed."""
+def _redraw(lab, view, act) -> tuple[float, int]:
+    """Do ``act()``; return the seconds until the picture's SVG changed, and how many
+    animations (nodes gliding or fading in) the new picture started with."""
     before = _svg_text(lab, view)
     start = time.monotonic()
     act()
-    lab.page.wait_for_function(
+    changed = lab.page.wait_for_function(
         """([el, before]) => { const s = el.querySelector('.ctv-port svg');
-             return s && s.outerHTML !== before; }""",
+             return s && s.outerHTML !== before &&
+                    {animations: s.getAnimations({subtree: true}).length}; }""",
         arg=[view.element_handle(), before], timeout=RESPONSE_SECONDS * 1000 * 5, polling="raf")
-    return time.monotonic() - start
+    return time.monotonic() - start, changed.json_value()["animations"]
 
 
 @pytest.mark.parametrize("name", list(EXPLORERS))
@@ -136,9 +139,12 @@ def test_explorer_picture_is_readable_and_responsive(lab, explorer_notebooks, tm
 
     # a control redraws the picture
     slider = lab.slider(view, EXPLORERS[name][1])
-    seconds = _redraw(lab, view, lambda: lab.press_slider(slider, "End"))
-    print(f"[{name}] slider End -> new picture in {seconds * 1000:.0f} ms")
+    seconds, animations = _redraw(lab, view, lambda: lab.press_slider(slider, "End"))
+    print(f"[{name}] slider End -> new picture in {seconds * 1000:.0f} ms, "
+          f"{animations} animations")
     assert seconds < RESPONSE_SECONDS * 2
+    if name == "epsilon":                # ε = 100 prunes most of the tree: the nodes move there
+        assert animations > 0
     _wait_picture(lab, view)
 
     # zoom in with the button, with Ctrl + wheel; drag to pan
@@ -163,13 +169,20 @@ def test_explorer_picture_is_readable_and_responsive(lab, explorer_notebooks, tm
     lab.page.mouse.up()
     assert view.evaluate(_JS_MEASURE)["transform"] != before
 
-    # fit shows the whole picture inside the pane
+    # fit shows the whole picture inside the pane, and keeps doing so for the next pictures
     lab.click_button(view, "fit")
+
+    def inside(m):
+        (pl, pt, pw, ph), (sl, st, sw, sh) = m["port"], m["svg"]
+        return sl >= pl - 1 and st >= pt - 1 and sl + sw <= pl + pw + 1 and st + sh <= pt + ph + 1
+
     fitted = view.evaluate(_JS_MEASURE)
-    (pl, pt, pw, ph), (sl, st, sw, sh) = fitted["port"], fitted["svg"]
-    assert sl >= pl - 1 and st >= pt - 1 and sl + sw <= pl + pw + 1 and st + sh <= pt + ph + 1, \
-        fitted
+    assert inside(fitted), fitted
     _screenshot(lab, view, tmp_path, f"{name}-fit")
+    _redraw(lab, view, lambda: lab.press_slider(slider, "Home"))
+    _wait_picture(lab, view)
+    assert inside(view.evaluate(_JS_MEASURE))
+    fitted = view.evaluate(_JS_MEASURE)
 
     # clicking a node zooms to its subtree
     node = view.locator(".ctv-port g.node#n_0").first
