@@ -5,7 +5,9 @@
 Starts its own ``jupyter lab`` on a temporary folder and a headless Chromium (1400 x 900, the
 issue's window), shows the ε explorer on the 341-node RT (b = 4, d = 4, seed 0) twice -- drawn
 whole (``max_nodes=400``: all 341 nodes) and at the explorer's default (120 drawn nodes, the rest
-summarised) -- and presses → on the ε slider ``--changes`` times.  For each change it records:
+summarised) -- and presses → on the ε slider ``--changes`` times.  A baseline first: a slider
+that sets a two-node DOT, i.e. what the messages and JupyterLab cost without any search or layout
+work to speak of.  For each change it records:
 
 * **slider → picture**: from the key press until the picture's SVG in the page has changed (the
   kernel's search and DOT, both comm messages, the layout and the DOM update; Playwright's own
@@ -31,6 +33,11 @@ sys.path.insert(0, str(HERE))
 from lab_driver import CHROMIUM_ARGS, Lab, LabServer, find_chromium  # noqa: E402
 
 CELLS = {
+    "baseline (2 nodes)": "import ipywidgets as w\nfrom course.widgets import TreeView\n"
+                          "s = w.FloatSlider(description='ε', max=100, continuous_update=False)\n"
+                          "v = TreeView('digraph { a -> b }')\n"
+                          "s.observe(lambda c: setattr(v, 'dot', f'digraph {{ a -> \"{c.new}\" }}'), 'value')\n"
+                          "w.VBox([s, v])",
     "whole (341 nodes)": "from course.widgets import epsilon_explorer\n"
                          "epsilon_explorer(branching=4, depth=4, seed=0, max_nodes=400)",
     "default (120 drawn)": "from course.widgets import epsilon_explorer\n"
