@@ -7,13 +7,14 @@ PY     := $(BIN)/python
 ASSIGNMENT ?=
 SUBMISSIONS ?= submitted
 
-.PHONY: help lab test test-fast install install-test release autograde feedback grades \
+.PHONY: help lab test test-fast test-explore install install-test release autograde feedback grades \
         collect-zip grading-summary benchmark experiments vendor-viz clean
 
 help:
 	@echo "Students:     make lab          start JupyterLab on the lessons"
 	@echo "Developers:   make test         install the test extra and run the whole suite"
 	@echo "              make test-fast    the suite without browser and notebook tests"
+	@echo "              make test-explore property tests on new random trees each run"
 	@echo "Instructors:  make release      regenerate exercises/ from solutions/ (nbgrader)"
 	@echo "              make collect-zip ZIP=submissions.zip   unpack a zip of submissions"
 	@echo "              make autograde    autograde every submission in $(SUBMISSIONS)/"
@@ -48,6 +49,10 @@ lab: $(VENV)/.installed
 test: $(VENV)/.installed-test
 	$(PY) -m pytest
 
+# Property tests with fresh random trees each run (make test draws the same trees every time).
+test-explore: $(VENV)/.installed-test
+	HYPOTHESIS_PROFILE=explore $(PY) -m pytest tests/test_search_properties.py tests/test_chance_floats.py tests/test_random_trees.py
+
 test-fast: $(VENV)/.installed-test
 	$(PY) -m pytest -m "not browser and not notebooks and not nbgrader"
 
@@ -58,7 +63,8 @@ collect-zip: $(VENV)/.installed
 	$(PY) -m course.grading collect-zip "$(ZIP)" --submissions "$(SUBMISSIONS)"
 
 autograde: $(VENV)/.installed
-	$(PY) -m course.grading autograde --submissions "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
+	$(PY) -m course.grading autograde --submissions "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) \
+	  $(if $(JOBS),--jobs $(JOBS)) $(AUTOGRADE_ARGS)
 
 feedback: $(VENV)/.installed
 	$(PY) -m course.grading feedback $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))

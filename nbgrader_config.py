@@ -31,17 +31,32 @@ c.Exchange.root = os.path.join(_HERE, "nbgrader_exchange")
 c.Execute.timeout = 120
 c.Execute.startup_timeout = 120
 
-# Autograding: put back grade cells a student deleted, keep outputs small, and use the
-# course's execute step, which restarts the kernel after a cell that hangs or kills it.
+# Validating (the students' Validate button and `nbgrader validate`): nbgrader cuts every line
+# of a failed cell and of its error at `width - 3` characters (with a 4-space indent).  The test
+# cells' lines are at most 100 characters and the checks' messages at most 88, so 110 cuts none.
+c.Validator.width = 110
+
+# Autograding: put back grade cells a student deleted, keep outputs small, and grade with
+# the course's sandboxed step instead of a kernel: the student's code runs in a bubblewrap
+# sandbox, every test runs in the grader (course/grading/sandboxed.py).
 c.OverwriteCells.add_missing_cells = True
 c.LimitOutput.max_lines = 300
 c.LimitOutput.max_traceback = 100
+c.SandboxedGrade.cell_timeout = 60
 c.Autograde.autograde_preprocessors = [
-    "course.grading.executor.RobustExecute",
+    "course.grading.sandboxed.SandboxedGrade",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
+]
+
+# Feedback never shows the hidden tests (their source, seeds or cases); failures of hidden
+# tests are reported without their cases by the grader (course/grading/sandboxed.py).
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "course.grading.sandboxed.HideHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

@@ -237,15 +237,22 @@ def plot_leaves_vs_depth(counts: Any, branching: int, *, ax: Any = None):
     grid = list(range(lo, hi + 1))
     b = branching
     theory = [
-        (r"minimax: $b^d$", [b ** d for d in grid], "-"),
-        (r"random order, roughly: $b^{3d/4}$", [b ** (0.75 * d) for d in grid], "--"),
+        (r"minimax: $b^d$", [b ** d for d in grid], "-", ""),
+        (r"random order, roughly: $b^{3d/4}$", [b ** (0.75 * d) for d in grid], "--", ""),
         (r"best case: $b^{\lceil d/2 \rceil} + b^{\lfloor d/2 \rfloor} - 1$",
-         [b ** math.ceil(d / 2) + b ** (d // 2) - 1 for d in grid], ":"),
+         [b ** math.ceil(d / 2) + b ** (d // 2) - 1 for d in grid], ":", "+"),
     ]
-    for label, values, dash in theory:
-        axis.plot(grid, values, color="#777777", linestyle=dash, linewidth=1.4, label=label)
+    # The measured lines go underneath (zorder 2) with hollow markers; the theory curves are drawn
+    # on top (zorder 3), thinner and dashed, so that a measurement lying exactly on a formula (best-
+    # first ordering *is* the best case) shows both: the formula's dashes over the measured line.
     for i, (name, points) in enumerate(series.items()):
-        axis.plot([d for d, _ in points], [n for _, n in points], label=name, **_style(i))
+        style = _style(i)
+        axis.plot([d for d, _ in points], [n for _, n in points], label=name, linewidth=2.6,
+                  markersize=9, markerfacecolor="white", markeredgewidth=1.6, alpha=0.75,
+                  zorder=2, **style)
+    for label, values, dash, marker in theory:
+        axis.plot(grid, values, color="#000000", linestyle=dash, linewidth=1.6, zorder=3,
+                  marker=marker or None, markersize=9, markeredgewidth=1.4, label=label)
     axis.set_yscale("log")
     axis.set(xlabel="depth d", ylabel="leaves evaluated (log scale)",
              title=f"Alpha-beta leaves by move ordering (b = {b})")
@@ -253,6 +260,52 @@ def plot_leaves_vs_depth(counts: Any, branching: int, *, ax: Any = None):
     axis.grid(True, which="major", alpha=0.3)
     axis.legend(fontsize="small")
     return fig
+
+
+def _annotate_depths(axis: Any, points: list[tuple[float, float, Any]]) -> None:
+    """Write ``d=<depth>`` beside points without letting two labels overlap.
+
+    Points of equal depth from different lines often lie close together (at depth 1 every skip
+    number searches 3 to 6 nodes), and writing each label would stack them into "d=d=d=1".  A
+    label is placed at the first of a few offsets where its box (estimated in display pixels from
+    the font size) meets no label already placed; a point whose depth is already written close by
+    gets no second copy, and a label that fits nowhere is left out (its point still has a marker).
+    """
+    if not points:
+        return
+    fontsize = 7
+    axis.autoscale_view()
+    to_pixels = axis.transData.transform
+    scale = axis.figure.dpi / 72.0                       # points -> pixels
+    height = fontsize * 1.25 * scale
+    offsets = [(3, 4), (3, -4 - fontsize * 1.25), (-3, 4), (-3, -4 - fontsize * 1.25)]
+    placed: list[tuple[float, float, float, float, str]] = []      # label boxes
+    anchors: list[tuple[float, float, str]] = []                     # labelled points
+
+    def clashes(box):
+        x0, y0, x1, y1 = box
+        pad = 1 * scale
+        return any(x0 < a1 + pad and a0 < x1 + pad and y0 < b1 + pad and b0 < y1 + pad
+                   for a0, b0, a1, b1, _ in placed)
+
+    for x, y, depth in points:
+        text = f"d={depth}"
+        width = 0.62 * fontsize * len(text) * scale
+        px, py = to_pixels((x, y))
+        if any(other == text and abs(px - ax_) < 40 * scale and abs(py - ay) < 20 * scale
+               for ax_, ay, other in anchors):
+            continue                                      # the same depth is written close by
+        for dx, dy in offsets:
+            left = px + dx * scale - (width if dx < 0 else 0)
+            bottom = py + dy * scale
+            box = (left, bottom, left + width, bottom + height)
+            if not clashes(box):
+                placed.append((*box, text))
+                anchors.append((px, py, text))
+                axis.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy),
+                              ha="right" if dx < 0 else "left", va="bottom",
+                              fontsize=fontsize, color="#444444", zorder=5)
+                break
 
 
 def plot_decision_error(rows: Sequence[Mapping[str, Any]], *, ax: Any = None):
@@ -311,14 +364,12 @@ def plot_decision_error(rows: Sequence[Mapping[str, Any]], *, ax: Any = None):
     for i, (label, points) in enumerate(series.items()):
         points.sort(key=lambda p: p[0])
         axis.plot([p[0] for p in points], [p[1] for p in points], label=label, **_style(i))
-        for x, y, depth in points:
-            if depth is not None:
-                axis.annotate(f"d={depth}", (x, y), textcoords="offset points", xytext=(3, 4),
-                              fontsize=7, color="#444444")
     axis.set_xscale("log")
     axis.set(xlabel="nodes searched (log scale)", ylabel="average decision error",
              title="Decision error of selective search")
     axis.set_ylim(bottom=0)
+    _annotate_depths(axis, [(x, y, depth) for points in series.values() for x, y, depth in points
+                            if depth is not None])
     axis.grid(True, alpha=0.3)
     axis.legend(title="moves skipped per node", fontsize="small")
     return fig

@@ -29,7 +29,9 @@ Groups of functions
 * Reading searches: :func:`node_values` (every node's exact value),
   :func:`noisy_evaluation` (an EVAL with a known error bound),
   :func:`count_states` (distinct states vs tree nodes), :func:`narrate`
-  (a trace in words) and :class:`Table` (a small table that shows as HTML).
+  (a trace in words), :func:`fmt` (a number as a lesson prints it: exact
+  fractions as ``2/3``, floats to 3 significant digits) and :class:`Table`
+  (a small table that shows as HTML).
 
 References
 ----------
@@ -50,8 +52,10 @@ References
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from numbers import Real
 from typing import Any
 
@@ -79,6 +83,7 @@ __all__ = [
     "noisy_evaluation",
     "count_states",
     "narrate",
+    "fmt",
     "Table",
 ]
 
@@ -903,6 +908,61 @@ def count_states(game: Game, state: Any = None) -> tuple[int, int]:
     return nodes, len(seen)
 
 
+def fmt(x: Any, digits: int = 3) -> str:
+    """A number (or a tuple or list of them) as a lesson prints it.
+
+    Exact values stay exact and read like the text: a :class:`~fractions.Fraction`
+    prints as ``2/3`` (``-1`` when it is whole), never as ``Fraction(2, 3)``.
+    Floats print with ``digits`` significant digits (whole ones as integers, large
+    ones without an exponent), infinities as ``+inf`` / ``-inf``.
+
+    Parameters
+    ----------
+    x : number, tuple, list or None
+        What to print; tuples and lists are formatted element by element.
+    digits : int, optional
+        Significant digits for floats (default 3).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> fmt(Fraction(-1, 1)), fmt(Fraction(22, 3)), fmt((Fraction(-7, 8), 1))
+    ('-1', '22/3', '(-7/8, 1)')
+    >>> fmt(22.715759353337972), fmt(0.40009144947416553), fmt(2527.4), fmt(-3.0)
+    ('22.7', '0.4', '2527', '-3')
+    >>> fmt([0.0004567, float("inf")]), fmt(None)
+    ('[0.000457, +inf]', '-')
+    """
+    if x is None:
+        return "-"
+    if isinstance(x, tuple):
+        return "(" + ", ".join(fmt(v, digits) for v in x) + ")"
+    if isinstance(x, list):
+        return "[" + ", ".join(fmt(v, digits) for v in x) + "]"
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, Fraction):
+        return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    if isinstance(x, float) or type(x).__name__.startswith("float"):
+        x = float(x)
+        if math.isinf(x):
+            return "+inf" if x > 0 else "-inf"
+        if x.is_integer() and abs(x) < 1e15:
+            return str(int(x))
+        text = f"{x:.{digits}g}"
+        if "e" in text and abs(x) >= 1:
+            text = f"{x:.0f}"
+        return text
+    return str(x)
+
+
+_LONG_FLOAT = re.compile(r"-?\d+\.\d{4,}(?:e[+-]?\d+)?")
+
+
 def _fmt(x: Any) -> str:
     if x is None:
         return "-"
@@ -942,6 +1002,25 @@ def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) 
       (1,) returns 0, only a bound: its value is at most 0
     root takes in child 1: value 1, window (1, +inf)
     root returns value 1
+
+    Star1 and BAB keep true bounds, so a node cut with ``L == U`` is exact, not a bound:
+
+    >>> from course import star1
+    >>> result = star1(parse_tree({"tree": [[0, 9], [5, 9]], "bounds": [0, 9]}), trace=True)
+    >>> print("\\n".join(narrate(result.trace)[:6]))
+    enter root (max), window (0, 9)
+      enter (0,) (min), window (0, 9)
+        leaf (0, 0) = 0
+      (0,) takes in child 0: value 0, window (0, 0)
+      CUT at (0,): beta=0 <= alpha=0 + epsilon=0; skips (0, 1)
+      (0,) returns value 0: exact, its bounds met before the cut
+
+    Floats, in values and in the cut-off reasons, are written with 3 significant digits:
+
+    >>> result = alphabeta(parse_tree([[22.715759353337972, 50.0], [3.3585575305464355, 9.0]]),
+    ...                    trace=True)
+    >>> [line for line in narrate(result.trace) if "CUT" in line]
+    ['  CUT at (1,): v=3.36 <= alpha=22.7; skips (1, 1)']
     """
     events = list(trace)[:upto]
 
@@ -954,7 +1033,9 @@ def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) 
 
     lines = []
     players: dict[tuple[int, ...], str] = {}
+    bounded: set[tuple[int, ...]] = set()        # nodes entered with [L, U]: Star1, BAB
     cut: set[tuple[int, ...]] = set()
+    _fmt = fmt                                   # noqa: N806 - narration: 3 significant digits
     for e in events:
         depth = "  " * len(e.path)
         window = "" if e.alpha is None else f", window ({_fmt(e.alpha)}, {_fmt(e.beta)})"
@@ -962,6 +1043,8 @@ def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) 
                   else f"bounds [{_fmt(e.lower)}, {_fmt(e.upper)}]")
         if e.kind == "enter":
             players[e.path] = e.player
+            if e.lower is not None:
+                bounded.add(e.path)
             lines.append(f"{depth}enter {name(e.path)} ({e.player}){window}")
         elif e.kind == "leaf":
             lines.append(f"{depth}leaf {name(e.path)} = {_fmt(e.lower)}")
@@ -970,12 +1053,19 @@ def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) 
         elif e.kind == "cutoff":
             cut.add(e.path)
             skipped = ", ".join(name(e.path + (i,)) for i in e.pruned)
-            lines.append(f"{depth}CUT at {name(e.path)}: {e.reason}; skips {skipped}")
+            reason = _LONG_FLOAT.sub(lambda m: fmt(float(m.group())), e.reason)
+            lines.append(f"{depth}CUT at {name(e.path)}: {reason}; skips {skipped}")
         elif e.kind == "exit":
-            if e.path in cut and e.lower == e.upper and players.get(e.path) in ("max", "min"):
+            if (e.path in cut and e.lower == e.upper and e.path not in bounded
+                    and players.get(e.path) in ("max", "min")):
+                # alpha-beta's fail-soft return after a cut: one number, but only a bound
                 side = "at least" if players[e.path] == "max" else "at most"
                 lines.append(f"{depth}{name(e.path)} returns {_fmt(e.lower)}, only a bound: "
                              f"its value is {side} {_fmt(e.lower)}")
+            elif e.path in cut and e.lower == e.upper:
+                # Star1 / BAB: L = U is exact even after a cut (e.g. a MIN child at vmin)
+                lines.append(f"{depth}{name(e.path)} returns value {_fmt(e.lower)}: exact, "
+                             f"its bounds met before the cut")
             else:
                 lines.append(f"{depth}{name(e.path)} returns {bounds}")
     return lines

@@ -5,15 +5,15 @@ from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-# "thorough" is the default: thousands of random trees per property in `make test`.
-settings.register_profile(
-    "thorough", max_examples=1500, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.register_profile(
-    "quick", max_examples=100, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+# "thorough" is the default: thousands of random trees per property in `make test`, drawn
+# *deterministically* (derandomize): every run, on every machine, tests the same trees, so
+# `make test` and CI cannot fail at random.  A failure prints the blob that reproduces it.
+# `make test-explore` (profile "explore") draws new random trees each run, to look for bugs.
+_COMMON = dict(deadline=None, print_blob=True,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("thorough", max_examples=1500, derandomize=True, **_COMMON)
+settings.register_profile("quick", max_examples=100, derandomize=True, **_COMMON)
+settings.register_profile("explore", max_examples=5000, derandomize=False, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "thorough"))
 
 # conftest files are loaded as plugins; keep --doctest-modules from importing them a

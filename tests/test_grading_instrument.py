@@ -149,7 +149,7 @@ def test_replacing_method_code_is_detected():
     game, rec = instrument(parse_tree([1, 2]))
     moves = type(game).__dict__["moves"]
     moves.__code__ = moves.__code__.replace(co_name="patched")
-    with pytest.raises(InstrumentationTampered, match="code of method moves"):
+    with pytest.raises(InstrumentationTampered, match=r"code\s+of\s+method\s+moves"):
         rec.verify()
 
 
@@ -168,7 +168,7 @@ def test_editing_the_log_through_a_closure_is_detected():
     log = next(c.cell_contents for c in record.__closure__ if isinstance(c.cell_contents, list)
                and c.cell_contents and isinstance(c.cell_contents[0], tuple))
     log.append((LEAF, (1,)))
-    with pytest.raises(InstrumentationTampered, match="record of calls was edited"):
+    with pytest.raises(InstrumentationTampered, match=r"record\s+of\s+calls\s+was\s+edited"):
         rec.verify()
 
 
@@ -180,7 +180,7 @@ def test_calling_the_reference_on_the_game_is_caught():
 
     comp = compare(TASKS["alphabeta_decision"], cheat, aima_figure_5_2())
     assert comp.failure_class is ReferenceSearchUsed
-    with pytest.raises(ReferenceSearchUsed, match="reference search"):
+    with pytest.raises(ReferenceSearchUsed, match=r"reference\s+search"):
         check_alphabeta(cheat, aima_figure_5_2())
 
 
@@ -237,14 +237,14 @@ def test_patching_the_reference_search_does_not_fool_the_checker(monkeypatch):
 
     original = course.search.alphabeta.__code__
     try:
-        with pytest.raises(InstrumentationTampered, match="reference search"):
+        with pytest.raises(InstrumentationTampered, match=r"reference\s+search"):
             check_alphabeta(cheat, aima_figure_5_2())
     finally:
         course.search.alphabeta.__code__ = original
 
 
 def test_returning_the_answer_without_searching_fails():
-    with pytest.raises(WrongLeaves, match="did not search at all"):
+    with pytest.raises(WrongLeaves, match=r"did\s+not\s+search\s+at\s+all"):
         check_alphabeta(lambda game, state: (3, 0), aima_figure_5_2())
 
 
@@ -266,7 +266,7 @@ def test_recursion_overflow_is_reported_with_a_hint():
     def endless(game, state):
         return endless(game, game.result(state, game.moves(state)[0]) if not game.is_terminal(state) else state)
 
-    with pytest.raises(SearchCrashed, match="RecursionError.*is_terminal"):
+    with pytest.raises(SearchCrashed, match=r"(?s)RecursionError.*is_terminal"):
         check_minimax_value(endless, parse_tree([[1, 2], [3, 4]]))
     assert sys.getrecursionlimit() >= 1000
 
@@ -296,7 +296,7 @@ def test_exit_and_not_implemented_become_failures():
         check_minimax_value(lambda g, s: sys.exit(3), parse_tree([1, 2]))
     def stub(game, state):
         raise NotImplementedError()
-    with pytest.raises(SearchCrashed, match="Replace `raise NotImplementedError"):
+    with pytest.raises(SearchCrashed, match=r"Replace\s+`raise\s+NotImplementedError"):
         check_minimax_value(stub, parse_tree([1, 2]))
 
 
@@ -305,3 +305,16 @@ def test_failures_are_assertion_errors_with_messages():
         check_minimax_value(lambda g, s: 0, aima_figure_5_2())
     assert type(info.value) is not AssertionError
     assert "evaluated 0 leaves" in str(info.value)
+
+
+def test_evaluate_on_terminal_states_and_children_made_twice_are_noted():
+    game, rec = instrument(parse_tree([[3, 12], [2, 4]]))
+    root = game.initial_state()
+    first = game.result(root, game.moves(root)[0])
+    again = game.result(root, game.moves(root)[0])          # the same child, created twice
+    leaf = game.result(first, game.moves(first)[1])
+    game.evaluate(leaf)                                     # EVAL on a terminal state
+    game.result(again, game.moves(again)[0])                 # a different parent token: not noted
+    assert rec.regenerated() == [(0,)]
+    assert rec.terminal_evaluations() == [(0, 1)]
+    assert rec.events() == (("expand", ()), ("expand", (0,)), ("leaf", (0, 1)), ("expand", (0,)))

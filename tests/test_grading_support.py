@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,8 +59,15 @@ def notebooks(folder: Path = SOLUTIONS) -> list[Path]:
     return sorted(folder.glob("*/*.ipynb"))
 
 
+def visible_part(source: str) -> str:
+    """A test cell's source as the release shows it: without its hidden-tests block."""
+    return re.sub(r"[ \t]*### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS[ \t]*\n?", "", source,
+                  flags=re.DOTALL)
+
+
 def run_notebook(path: Path, *, replace: dict[str, str] | None = None,
-                 extra: str | None = None) -> dict[str, BaseException | None]:
+                 extra: str | None = None, visible_only: bool = False,
+                 ) -> dict[str, BaseException | None]:
     """Run a notebook's code cells in order in a fresh namespace; return each test cell's outcome.
 
     Parameters
@@ -69,6 +77,8 @@ def run_notebook(path: Path, *, replace: dict[str, str] | None = None,
         grade_id -> source to run instead of that cell (a wrong implementation).
     extra : str, optional
         Code run after all solution cells' replacements, before the tests (unused by default).
+    visible_only : bool
+        Run the test cells without their hidden tests, as a student's Validate does.
 
     Returns
     -------
@@ -84,6 +94,8 @@ def run_notebook(path: Path, *, replace: dict[str, str] | None = None,
             if cell.kind in ("markdown", "answer", "scratch"):
                 continue
             source = replace.get(cell.grade_id, cell.source)
+            if visible_only and cell.kind == "test":
+                source = visible_part(source)
             try:
                 exec(compile(source, f"<{path.stem}:{cell.grade_id}>", "exec"), namespace)
             except Exception as exc:  # noqa: BLE001 - a failing cell is an outcome

@@ -103,3 +103,40 @@ def test_decision_error():
 def test_decision_error_errors(rows, message):
     with pytest.raises(ParameterError, match=message):
         plot_decision_error(rows)
+
+
+def test_best_case_line_drawn_above_a_measurement_on_it():
+    """Best-first ordering lies exactly on the best case: the formula must stay visible on top."""
+    counts = {"best-first": {d: 4 ** -(-d // 2) + 4 ** (d // 2) - 1 for d in range(1, 6)}}
+    fig = plot_leaves_vs_depth(counts, 4)
+    (ax,) = fig.axes
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    best = next(line for label, line in lines.items() if label.startswith("best case"))
+    measured = lines["best-first"]
+    assert list(best.get_ydata()) == list(measured.get_ydata())       # the same points...
+    assert best.get_zorder() > measured.get_zorder()                   # ...formula drawn on top,
+    assert best.get_linestyle() == ":" and best.get_marker() not in (None, "", "None")
+    assert measured.get_markerfacecolor() in ("white", "w", (1.0, 1.0, 1.0, 1.0))  # hollow markers
+    assert best.get_color() != measured.get_color()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "best-first" in legend and any(t.startswith("best case") for t in legend)
+
+
+def _overlapping_annotations(fig):
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in fig.axes[0].texts]
+    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1:]
+            if box_a.overlaps(box_b)]
+
+
+def test_decision_error_depth_labels_do_not_pile_up():
+    """At depth 1 every skip number searches 3-6 nodes with the same error: one readable label,
+    not "d=d=d=1"."""
+    rows = [{"skip": s, "depth": d, "nodes": (6 - s) ** d, "error": 1.0 if d == 1 else 1 / d}
+            for d in (1, 2, 3, 4) for s in range(4)]
+    fig = plot_decision_error(rows)
+    assert not _overlapping_annotations(fig)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts.count("d=1") == 1                    # four coinciding points, one label
+    assert {"d=1", "d=2", "d=3", "d=4"} <= set(texts)  # every depth is still written somewhere

@@ -190,8 +190,7 @@ def test_star1_value_is_exact_in_floating_point(game):
     floaty = parse_tree(json.loads(json.dumps(tree_to_obj(game), default=float)))
     s, e = star1(floaty), expectimax(floaty)
     assert s.value is not None  # the bounds meet exactly
-    # equal to expectimax's number up to rounding (bit-equal where Star1 expands the chance nodes)
-    assert abs(s.value - e.value) <= 1e-12 * max(1, abs(e.value))
+    assert s.value == e.value   # bit for bit (course.search.chance)
 
 
 @given(st.integers(1, 8), st.integers(-50, 50), st.fractions(min_value=Fraction(1, 10), max_value=10))

@@ -382,12 +382,23 @@ def _bab_stochastic(game: StochasticRandomTree, name: str, eps: float, record: b
                 return L, U
         return (L, best) if is_max else (best, U)
 
+    # C3 as course.search.chance computes it: sums term by term, left to right, an
+    # unexplored child counted at vmin (L) / vmax (U), normalised by the total T, clamped.
+    totals = []
+    for p_j in probs:
+        total = 0
+        for p in p_j:
+            total += p
+        totals.append(total)
+
     def chance(t: int, i: int, j: int, code: int, alpha: float, beta: float) -> tuple[float, float]:
         nonlocal expanded, evaluated
         expanded += 1
         L, U = vmin, vmax
-        sum_L = sum_U = 0.0
+        sum_L = sum_U = 0
+        lo_L = hi_L = lo_U = hi_U = None
         p_j = probs[j]
+        total = totals[j]
         base = i * b
         leaf_level = t == d - 1
         t1 = t + 1
@@ -399,24 +410,49 @@ def _bab_stochastic(game: StochasticRandomTree, name: str, eps: float, record: b
                 if record:
                     leaf_codes.append(code * b + k)
             else:
-                child_alpha = (alpha - U) / p + vmax       # C6, with the child's U = vmax
+                q = p if total == 1 else p / total
+                child_alpha = (alpha - U) / q + vmax       # C6, with the child's U = vmax
                 if vmin > child_alpha:
                     child_alpha = vmin
-                child_beta = (beta - L) / p + vmin         # C6, with the child's L = vmin
+                child_beta = (beta - L) / q + vmin         # C6, with the child's L = vmin
                 if vmax < child_beta:
                     child_beta = vmax
                 Lc, Uc = decision(t1, base + k, code * b + k, child_alpha, child_beta)
-            L = L + p * (Lc - vmin)                        # C3, incrementally
-            U = U - p * (vmax - Uc)
             sum_L += p * Lc
             sum_U += p * Uc
+            if k == 0:
+                lo_L = hi_L = Lc
+                lo_U = hi_U = Uc
+            else:
+                if Lc < lo_L:
+                    lo_L = Lc
+                if Lc > hi_L:
+                    hi_L = Lc
+                if Uc < lo_U:
+                    lo_U = Uc
+                if Uc > hi_U:
+                    hi_U = Uc
+            if k < last:
+                L, U = sum_L, sum_U
+                for r in range(k + 1, b):
+                    L += p_j[r] * vmin
+                    U += p_j[r] * vmax
+                a, z, c, w = min(lo_L, vmin), max(hi_L, vmin), min(lo_U, vmax), max(hi_U, vmax)
+            else:
+                L, U = sum_L, sum_U
+                a, z, c, w = lo_L, hi_L, lo_U, hi_U
+            if total != 1:
+                L = L / total
+                U = U / total
+            L = a if L < a else z if L > z else L
+            U = c if U < c else w if U > w else U
             if not alpha > L:
                 alpha = L
             if not beta < U:
                 beta = U
             if beta <= alpha + eps and k < last:
                 return L, U
-        return sum_L, sum_U                                # fully expanded: C3 summed directly
+        return L, U
 
     lower, upper = decision(0, 0, 0, vmin, vmax)
     return _result(name, lower, upper, eps, root_children, expanded, evaluated, leaf_codes,

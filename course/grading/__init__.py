@@ -39,17 +39,20 @@ from .checks import (
     check_expectimax,
     check_minimax_decision,
     check_minimax_value,
+    check_naive_epsilon,
     check_ordered_alphabeta,
     check_star1,
     explain,
 )
 from .compare import TASKS, Comparison, compare
-from .evaluation import check_best_case_formula, check_evaluation_ordering, check_evaluation_play
+from .evaluation import (check_best_case_formula, check_evaluation_ordering, check_evaluation_play,
+                         check_naive_drift)
 from .failures import (
     CheckFailed,
     GradingFailure,
     InstrumentationTampered,
     ReferenceSearchUsed,
+    RuleBroken,
     SearchCrashed,
     SearchTimeout,
     WrongBounds,
@@ -64,13 +67,13 @@ from .instrument import GameUsageError, Recording, instrument
 __all__ = [
     "Case", "EvaluatedGame", "exercise_cases", "exercise_tree", "pig_cases", "playout_estimate",
     "textbook_cases", "tictactoe_cases", "with_depth_limit", "with_evaluation",
-    "check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula",
+    "check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula", "check_naive_drift",
     "check", "explain", "check_minimax_value", "check_minimax_decision",
-    "check_depth_limited", "check_alphabeta", "check_expectimax", "check_star1", "check_bab",
+    "check_depth_limited", "check_alphabeta", "check_expectimax", "check_star1", "check_naive_epsilon", "check_bab",
     "check_ordered_alphabeta",
     "TASKS", "Comparison", "compare",
     "GradingFailure", "WrongLeaves", "WrongExpansions", "WrongValue", "WrongBounds", "WrongMove",
-    "WrongReturnType", "SearchCrashed", "SearchTimeout", "ReferenceSearchUsed",
+    "WrongReturnType", "RuleBroken", "SearchCrashed", "SearchTimeout", "ReferenceSearchUsed",
     "InstrumentationTampered", "CheckFailed",
     "GameUsageError", "Recording", "instrument",
 ]

@@ -47,6 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--assignment", default=None)
     p.add_argument("--student", default=None)
     p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: the config's)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="submissions graded in parallel (default: the number of cores)")
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="grade without the bubblewrap sandbox: the students' code runs with your "
+                        "rights (only for code you trust)")
 
     p = sub.add_parser("feedback", help="write feedback HTML")
     p.add_argument("--assignment", default=None)
@@ -78,7 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{len(collected)} files collected into {args.submissions}, {len(skipped)} skipped")
         elif args.command == "autograde":
             records = workflow.autograde(args.root, args.submissions, assignment=args.assignment,
-                                         student=args.student, cell_timeout=args.timeout, log=print)
+                                         student=args.student, cell_timeout=args.timeout, log=print,
+                                         jobs=args.jobs, unsafe_no_sandbox=args.unsafe_no_sandbox)
             failed = sum(1 for r in records if r.status == "failed")
             print(f"{len(records)} submissions graded ({failed} could not be graded: see their reasons "
                   "above); the report is in autograded/.course-grading/report.json")

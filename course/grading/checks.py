@@ -17,6 +17,7 @@ check                                 the student's function
 :func:`check_alphabeta`               ``alphabeta_decision(game, state) -> (value, move)``
 :func:`check_expectimax`              ``expectimax_value(game, state) -> value``
 :func:`check_star1`                   ``star1_decision(game, state) -> (value, move)``
+:func:`check_naive_epsilon`           ``naive_epsilon_value(game, state, epsilon) -> value``
 :func:`check_bab`                     ``bab_search(game, state, epsilon) -> (L, U, move)``
 :func:`check_ordered_alphabeta`       ``ordered_alphabeta(game, state, estimate)``
 ====================================  ===========================================
@@ -37,7 +38,7 @@ minimax value: 1 case matches the reference search (value, leaves and expansions
 >>> check_minimax_value(lazy, aima)
 Traceback (most recent call last):
 ...
-course.grading.failures.WrongLeaves: minimax value on AIMA figure 5.2: you evaluated 0 leaves ...
+course.grading.failures.WrongLeaves: minimax value on AIMA figure 5.2: your function did not search at all ...
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ __all__ = [
     "check_alphabeta",
     "check_expectimax",
     "check_star1",
+    "check_naive_epsilon",
     "check_bab",
     "check_ordered_alphabeta",
 ]
@@ -110,17 +112,16 @@ def check(task: str, fn: Callable, cases: Any, *, depth: int | None = None,
             raise CheckFailed(f"case {case.name!r} has no depth limit, which {name} needs")
         if spec.takes_epsilon and case.epsilon is None:
             raise CheckFailed(f"case {case.name!r} has no epsilon, which {name} needs")
+    __tracebackhide__ = True  # pytest: the failure's message is the report, not this frame
     for i, case in enumerate(items):
         comp = compare(spec, fn, case, time_limit=time_limit)
         if not comp.ok:
             if show:
                 _show_pictures(comp)
-            prefix = ""
+            position = ""
             if len(items) > 1:
-                prefix = (f"[case {i + 1} of {len(items)}; the {i} before it passed] " if i
-                          else f"[case 1 of {len(items)}] ")
-            failure = comp.failure()
-            raise type(failure)(prefix + str(failure), case=failure.case)
+                position = f"case {i + 1} of {len(items)}" + (f", the {i} before it passed" if i else "")
+            raise comp.failure(position) from None
     what = "value, move" if spec.returns != "value" else "value"
     if spec.returns == "bounds":
         what = "bounds, move"
@@ -193,11 +194,13 @@ def check_minimax_value(fn: Callable, cases: Any, **options: Any) -> None:
 
     Options are those of :func:`check`.
     """
+    __tracebackhide__ = True
     return check("minimax_value", fn, cases, **options)
 
 
 def check_minimax_decision(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``minimax_decision(game, state) -> (value, move)`` against :func:`course.search.minimax`."""
+    __tracebackhide__ = True
     return check("minimax_decision", fn, cases, **options)
 
 
@@ -207,30 +210,42 @@ def check_depth_limited(fn: Callable, cases: Any, **options: Any) -> None:
     Compared with :func:`course.search.minimax` run with the case's depth
     limit and evaluation function.
     """
+    __tracebackhide__ = True
     return check("depth_limited_decision", fn, cases, **options)
 
 
 def check_alphabeta(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``alphabeta_decision(game, state) -> (value, move)`` against :func:`course.search.alphabeta`."""
+    __tracebackhide__ = True
     return check("alphabeta_decision", fn, cases, **options)
 
 
 def check_expectimax(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``expectimax_value(game, state) -> value`` against :func:`course.search.expectimax`."""
+    __tracebackhide__ = True
     return check("expectimax_value", fn, cases, **options)
 
 
 def check_star1(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``star1_decision(game, state) -> (value, move)`` against :func:`course.search.star1`."""
+    __tracebackhide__ = True
     return check("star1_decision", fn, cases, **options)
+
+
+def check_naive_epsilon(fn: Callable, cases: Any, **options: Any) -> None:
+    """Check ``naive_epsilon_value(game, state, epsilon) -> value`` against :func:`course.search.naive_epsilon`."""
+    __tracebackhide__ = True
+    return check("naive_epsilon_value", fn, cases, **options)
 
 
 def check_bab(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``bab_search(game, state, epsilon) -> (lower, upper, move)`` against :func:`course.search.bab`."""
+    __tracebackhide__ = True
     return check("bab_search", fn, cases, **options)
 
 
 def check_ordered_alphabeta(fn: Callable, cases: Any, **options: Any) -> None:
     """Check ``ordered_alphabeta(game, state, estimate)`` against ``alphabeta(order="heuristic")``."""
+    __tracebackhide__ = True
     return check("ordered_alphabeta", fn, cases, **options)
 

@@ -7,6 +7,13 @@ expansions and leaf evaluations as the reference search of
 the first difference in terms of the tree: which node, what the reference's
 window or bounds were there, and which rule decided.
 
+Some rules are not visible in that sequence and are checked from the
+instrumented game's notes instead: ``evaluate`` called on a terminal state, a
+child created twice by ``result`` on the same state and move, and (for the
+tasks with chance nodes) a float where the reference's value is an exact
+fraction.  These fail with :class:`~course.grading.failures.RuleBroken`, or
+:class:`WrongValue`/:class:`WrongBounds` for inexact numbers.
+
 The student's function runs under guards (see :func:`run_student`): a time
 limit, a cap on the recursion limit, captured output, and a trace hook that
 notices any reference-search frame, so that calling :func:`course.search.alphabeta`
@@ -33,7 +40,7 @@ from typing import Any
 
 from ..errors import format_path
 from ..game import Player
-from ..search import alphabeta, bab, expectimax, minimax, star1
+from ..search import alphabeta, bab, expectimax, minimax, naive_epsilon, star1
 from ..search.result import SearchResult
 from ..trees import TreeGame
 from .cases import Case, as_cases
@@ -41,6 +48,7 @@ from .failures import (
     GradingFailure,
     InstrumentationTampered,
     ReferenceSearchUsed,
+    RuleBroken,
     SearchCrashed,
     SearchTimeout,
     TimeLimitExceeded,
@@ -70,6 +78,7 @@ _REFERENCES = {
     "alphabeta": alphabeta,
     "star1": star1,
     "bab": bab,
+    "naive_epsilon": naive_epsilon,
 }
 _REFERENCE_CODE = {name: f.__code__ for name, f in _REFERENCES.items()}
 
@@ -96,12 +105,21 @@ class Task:
     """The function takes an (uncounted) ``estimate(state)`` as its third argument."""
     rule: str = ""
     """The pruning rule in words, quoted when a cut-off differs."""
+    exact: bool = False
+    """The exercise asks for exact arithmetic: a float where the reference is exact fails."""
+    move_rule: str = ("the first move (in the order of game.moves) whose child value equals "
+                      "the root value")
+    """The rule for the root move, quoted when the move differs."""
 
 
 _AB_RULE = ("alpha-beta cuts at a MAX node when v >= beta and at a MIN node when v <= alpha "
             "(on equality too), testing before it updates alpha or beta")
 _BAB_RULE = ("the node prunes when beta <= alpha + epsilon after taking in a child that is not its "
              "last, with alpha = max(L, alpha) and beta = min(U, beta) updated first")
+_NAIVE_RULE = ("after each child that is not the last, MAX sets alpha = max(alpha, v), MIN sets "
+               "beta = min(beta, v), and the node cuts when beta <= alpha + epsilon")
+_BY_L = ("at a MAX root the first child (in order) with the highest L, at a MIN root the first "
+         "with the lowest U")
 
 TASKS: dict[str, Task] = {
     "minimax_value": Task("minimax value", "minimax", "value", "minimax_value(game, state)"),
@@ -111,14 +129,22 @@ TASKS: dict[str, Task] = {
                                    "depth_limited_decision(game, state, depth)", takes_depth=True),
     "alphabeta_decision": Task("alpha-beta search", "alphabeta", "decision",
                                "alphabeta_decision(game, state)", rule=_AB_RULE),
-    "expectimax_value": Task("expectimax value", "expectimax", "value", "expectimax_value(game, state)"),
+    "expectimax_value": Task("expectimax value", "expectimax", "value", "expectimax_value(game, state)",
+                             exact=True),
     "star1_decision": Task("Star1 search", "star1", "decision", "star1_decision(game, state)",
-                           rule=_BAB_RULE.replace("epsilon", "0").replace("alpha + 0", "alpha")),
+                           rule=_BAB_RULE.replace(" + epsilon", ""), exact=True,
+                           move_rule=_BY_L),
+    "naive_epsilon_value": Task("naive-epsilon alpha-beta", "naive_epsilon", "value",
+                                "naive_epsilon_value(game, state, epsilon)", takes_epsilon=True,
+                                rule=_NAIVE_RULE),
     "bab_search": Task("Bounded Alpha-Beta", "bab", "bounds", "bab_search(game, state, epsilon)",
-                       takes_epsilon=True, rule=_BAB_RULE),
+                       takes_epsilon=True, rule=_BAB_RULE, exact=True, move_rule=_BY_L),
     "ordered_alphabeta": Task("alpha-beta with move ordering", "alphabeta", "decision",
                               "ordered_alphabeta(game, state, estimate)", order="heuristic",
-                              takes_estimate=True, rule=_AB_RULE),
+                              takes_estimate=True, rule=_AB_RULE,
+                              move_rule=("the first move, in the order your search visited the "
+                                         "root's children (best estimate first), whose child "
+                                         "returned the root value")),
 }
 """The exercises' functions, by name."""
 
@@ -148,6 +174,10 @@ class StudentRun:
     """Why the instrumentation is no longer trusted, or None."""
     seconds: float = 0.0
     """Wall-clock time of the call."""
+    terminal_evaluations: tuple = ()
+    """Paths of terminal states the function called ``evaluate`` on."""
+    regenerated: tuple = ()
+    """Paths of children the function created twice with ``result`` (same state, same move)."""
 
 
 class _BoundedText(io.TextIOBase):
@@ -202,11 +232,16 @@ def _time_limit(seconds: float | None):
 
 def _student_traceback(exc: BaseException) -> str:
     """The traceback lines of ``exc`` that are not inside the course library."""
+    remote = getattr(exc, "student_traceback", None)
+    if isinstance(remote, str) and remote:        # raised in the sandbox (course.sandbox)
+        return remote.rstrip()
     frames = traceback.extract_tb(exc.__traceback__)
     keep = [f for f in frames if "/course/grading/" not in f.filename.replace("\\", "/")]
     lines = traceback.format_list(keep[-6:])
     lines += traceback.format_exception_only(type(exc), exc)
-    return "".join(lines).rstrip()
+    text = "".join(lines).rstrip()
+    # the ^^^ markers under a line mean nothing once a long line is wrapped
+    return "\n".join(line for line in text.split("\n") if line.strip(" ^~"))
 
 
 def run_student(task: Task, fn: Callable, case: Case, *,
@@ -274,6 +309,8 @@ def run_student(task: Task, fn: Callable, case: Case, *,
     run.seconds = time.perf_counter() - start
     run.output = sink.value()
     run.events = recording.events()
+    run.terminal_evaluations = tuple(recording.terminal_evaluations())
+    run.regenerated = tuple(recording.regenerated())
     run.reference_calls = tuple(dict.fromkeys(seen + list(recording.reference_calls)))
     try:
         recording.verify()
@@ -296,6 +333,9 @@ def reference_result(task: Task, case: Case) -> SearchResult:
     InstrumentationTampered
         If the reference search functions were replaced in this process.
     """
+    memo = _REFERENCE_MEMO.get((task.reference, task.order, id(case)))
+    if memo is not None and memo[0] is case:
+        return memo[1]
     search = _REFERENCES[task.reference]
     if search.__code__ is not _REFERENCE_CODE[task.reference]:
         raise InstrumentationTampered(
@@ -307,11 +347,20 @@ def reference_result(task: Task, case: Case) -> SearchResult:
         options["depth"] = case.depth
         if case.evaluate is not None:
             options["evaluate"] = case.evaluate
-    if task.reference == "bab":
+    if task.reference in ("bab", "naive_epsilon"):
         options["epsilon"] = case.epsilon if case.epsilon is not None else 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return search(case.game, case.state, **options)
+        result = search(case.game, case.state, **options)
+    if len(_REFERENCE_MEMO) > 20_000:
+        _REFERENCE_MEMO.clear()
+    _REFERENCE_MEMO[(task.reference, task.order, id(case))] = (case, result)
+    return result
+
+
+# The reference result of a case object already checked (the grader checks the same cases for
+# every student: the case builders are memoised there, see course.grading.sandboxed).
+_REFERENCE_MEMO: dict[tuple[str, str, int], tuple[Case, SearchResult]] = {}
 
 
 # ---------------------------------------------------------------------------
@@ -377,16 +426,31 @@ class Comparison:
         """The :class:`GradingFailure` subclass of the first problem."""
         return self.problems[0][0] if self.problems else GradingFailure
 
-    def message(self) -> str:
-        """The full feedback text."""
+    def summary(self) -> str:
+        """One line: what differs first (the first line of the first problem)."""
+        return self.problems[0][1].split("\n", 1)[0] if self.problems else "matches the reference search."
+
+    def message(self, position: str = "") -> str:
+        """The full feedback text.
+
+        Its first line names the search, the case (``position`` adds e.g.
+        ``"case 2 of 3"``) and what differs first; the details follow.
+        """
+        where = f" ({position})" if position else ""
+        head = f"{self.task.title} on {self.case.describe()}{where}"
         if self.ok:
-            return f"{self.task.title} on {self.case.describe()}: matches the reference search."
-        head = f"{self.task.title} on {self.case.describe()}"
+            return f"{head}: matches the reference search."
+        first, _, rest = self.problems[0][1].partition("\n")
+        lines = [f"{head}: {first}"]
         if len(self.problems) == 1:
-            lines = [f"{head}: {self.problems[0][1]}"]
+            if rest:
+                lines.append(rest)
         else:
-            lines = [f"{head}: {len(self.problems)} problems."]
-            lines += [f"({i}) {text}" for i, (_, text) in enumerate(self.problems, 1)]
+            if rest:
+                lines.append(rest)
+            more = len(self.problems) - 1
+            lines.append(f"{more} more difference{'s' if more > 1 else ''}:")
+            lines += [f"({i}) {text}" for i, (_, text) in enumerate(self.problems[1:], 2)]
         if self.case.recipe:
             lines.append(f"To rebuild this case: {self.case.recipe}")
         if self.case.state is not None and not isinstance(self.case.game, TreeGame):
@@ -397,9 +461,9 @@ class Comparison:
             lines.append("What your function printed:\n" + self.run.output.rstrip())
         return "\n".join(lines)
 
-    def failure(self) -> GradingFailure:
-        """The exception to raise for this comparison."""
-        return self.failure_class(self.message(), case=self.case.describe())
+    def failure(self, position: str = "") -> GradingFailure:
+        """The exception to raise for this comparison (its message is wrapped to :data:`WIDTH`)."""
+        return self.failure_class(self.message(position), case=self.case.describe())
 
     def student_result(self) -> SearchResult:
         """The student's run as a :class:`SearchResult` with a trace, for drawing.
@@ -452,7 +516,8 @@ class Comparison:
 class _RefIndex:
     """Look-ups into the reference trace: who cut where, and each node's window."""
 
-    def __init__(self, result: SearchResult) -> None:
+    def __init__(self, result: SearchResult, epsilon: Any = None) -> None:
+        self.epsilon = epsilon
         self.cutoffs: dict[tuple, list] = {}
         self.updates: dict[tuple, list] = {}
         self.player: dict[tuple, str] = {}
@@ -485,7 +550,7 @@ class _RefIndex:
                     who = self.player.get(node, "")
                     return (f"at node {format_path(node)} ({who.upper()}) the reference stops before "
                             f"child{'ren' if len(cut.pruned) > 1 else ''} {skipped}, because "
-                            f"{_pretty_reason(cut.reason)}")
+                            f"{_cut_reason(cut, self.epsilon)}")
         return None
 
     def why_next(self, path: tuple, before: int) -> str | None:
@@ -514,6 +579,20 @@ class _RefIndex:
                     f"{fmt(entry.alpha)}, beta = {fmt(entry.beta)})")
         return (f"at node {format_path(parent)} ({who.upper()}), after child {last.child}, the "
                 f"reference has {state}{window}: no cut-off, so it goes on to child {path[-1]}{came}")
+
+
+def _cut_reason(cut: Any, epsilon: Any) -> str:
+    """The test that fired at a cut-off, with its numbers as messages show them.
+
+    ``beta = 3 <= alpha = 3`` when epsilon is 0 (Star1, or BAB with epsilon 0),
+    ``beta = 4 <= alpha + epsilon = 2 + 2`` otherwise.
+    """
+    if "epsilon" in cut.reason and cut.alpha is not None and cut.beta is not None:
+        if not epsilon:
+            return f"beta = {fmt(cut.beta)} <= alpha = {fmt(cut.alpha)}"
+        return (f"beta = {fmt(cut.beta)} <= alpha + epsilon = {fmt(cut.alpha)} + {fmt(epsilon)}"
+                f" = {fmt(cut.alpha + epsilon)}")
+    return _pretty_reason(cut.reason)
 
 
 def _pretty_reason(reason: str) -> str:
@@ -553,8 +632,8 @@ def compare(task: Task, fn: Callable, case: Case, *,
     steps = len(run.events)
     if run.timed_out:
         comp.problems.append((SearchTimeout, (
-            f"your function did not finish within {fmt(time_limit)} seconds (it had made "
-            f"{steps} expansions and leaf evaluations). Look for a loop that never ends, or a "
+            f"your function did not finish within {fmt(time_limit)} seconds.\nIt had made "
+            f"{steps} expansions and leaf evaluations. Look for a loop that never ends, or a "
             "search that generates the same nodes again and again.\n" + run.error_trace)))
         return comp
     if run.error is not None:
@@ -565,18 +644,22 @@ def compare(task: Task, fn: Callable, case: Case, *,
         elif isinstance(exc, RecursionError):
             hint = (" Your recursion does not stop: return game.utility(state) when "
                     "game.is_terminal(state) (and evaluate at the depth limit).")
-        last = f"; the last thing it did was: {_describe_event(*run.events[-1])}" if run.events else ""
+        last = f"The last thing it did: {_describe_event(*run.events[-1])}." if run.events else ""
+        said = str(exc).strip().split("\n", 1)[0]
+        said = said if len(said) <= 60 else said[:57] + "..."
+        details = " ".join(part for part in (last, hint.strip()) if part)
         comp.problems.append((SearchCrashed, (
-            f"your function raised {type(exc).__name__}: {exc}{last}.{hint}\n{run.error_trace}")))
+            f"your function raised {type(exc).__name__}" + (f": {said}" if said else "") + "."
+            + (f"\n{details}" if details else "") + f"\n{run.error_trace}")))
         return comp
     if run.reference_calls:
         comp.problems.append((ReferenceSearchUsed, (
-            "your function ran the course's reference search ("
-            + ", ".join(run.reference_calls[:3])
-            + ") instead of searching itself. Write the search with the game's methods only.")))
+            "your function ran the course's reference search instead of searching itself.\n"
+            "It ran " + ", ".join(run.reference_calls[:3])
+            + ". Write the search with the game's methods only.")))
         return comp
     if run.tampered:
-        comp.problems.append((InstrumentationTampered, run.tampered))
+        comp.problems.append((InstrumentationTampered, "the recording game was altered.\n" + run.tampered))
         return comp
 
     ref = reference_result(task, case)
@@ -589,7 +672,12 @@ def compare(task: Task, fn: Callable, case: Case, *,
     _compare_numbers(comp, ref)
     _compare_events(comp, ref)
     _compare_move(comp, ref)
-    order = {WrongValue: 0, WrongBounds: 0, WrongLeaves: 1, WrongExpansions: 2, WrongMove: 3}
+    _compare_rules(comp)
+    if (task.returns == "bounds" and not any(c in (WrongLeaves, WrongExpansions) for c, _ in comp.problems)
+            and any(c is WrongBounds for c, _ in comp.problems)):
+        _locate_bounds(comp, fn, time_limit)
+    order = {WrongValue: 0, WrongBounds: 0, WrongLeaves: 1, WrongExpansions: 2, WrongMove: 3,
+             RuleBroken: 4}
     comp.problems.sort(key=lambda item: order.get(item[0], 9))
     if comp.problems and isinstance(case.game, TreeGame) and case.game.root.size <= DRAW_LIMIT:
         comp.table = visit_table(case, run.events, ref)
@@ -617,6 +705,10 @@ def _check_shape(task: Task, returned: Any) -> str | None:
     return None
 
 
+def _is_exact(x: Any) -> bool:
+    return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+
+
 def _compare_numbers(comp: Comparison, ref: SearchResult) -> None:
     task, returned = comp.task, comp.run.returned
     if task.returns == "bounds":
@@ -625,10 +717,91 @@ def _compare_numbers(comp: Comparison, ref: SearchResult) -> None:
             comp.problems.append((WrongBounds, (
                 f"you returned the bounds [{fmt(lower)}, {fmt(upper)}], the reference "
                 f"[{fmt(ref.lower)}, {fmt(ref.upper)}] (its root L and U).")))
+        elif task.exact and _is_exact(ref.lower) and _is_exact(ref.upper) and \
+                not (_is_exact(lower) and _is_exact(upper)):
+            comp.problems.append((WrongBounds, (
+                f"your bounds [{fmt(lower)}, {fmt(upper)}] are floats; the reference's are exact: "
+                f"[{fmt(ref.lower)}, {fmt(ref.upper)}].\n" + _EXACT_HINT)))
         return
     value = returned if task.returns == "value" else returned[0]
     if not same_number(value, ref.value):
         comp.problems.append((WrongValue, f"you returned the value {fmt(value)}, the reference {fmt(ref.value)}."))
+    elif task.exact and _is_exact(ref.value) and not _is_exact(value):
+        comp.problems.append((WrongValue, (
+            f"you returned the float {fmt(value)}; the reference's value is exact: {fmt(ref.value)}.\n"
+            + _EXACT_HINT)))
+
+
+_EXACT_HINT = ("The rules ask for exact arithmetic: the probabilities are Fractions, so start sums at 0 "
+               "(not 0.0) and never convert a number to float.")
+
+
+def _compare_rules(comp: Comparison) -> None:
+    """Rules the record alone does not show: EVAL at terminal states, children created twice."""
+    run = comp.run
+    if run.terminal_evaluations:
+        paths = run.terminal_evaluations
+        more = f" (and {len(paths) - 1} more)" if len(paths) > 1 else ""
+        comp.problems.append((RuleBroken, (
+            f"you called game.evaluate on the terminal state {format_path(paths[0])}{more}.\n"
+            "A terminal state gets game.utility(state), at any depth, also at the depth limit: "
+            "ask game.is_terminal(state) before you check the depth.")))
+    if run.regenerated:
+        paths = run.regenerated
+        more = f" (and {len(paths) - 1} more)" if len(paths) > 1 else ""
+        comp.problems.append((RuleBroken, (
+            f"you created the child {format_path(paths[0])} twice with game.result{more}.\n"
+            "The rules say: create each child once with game.result(state, move), keep it, and "
+            "use that object (to estimate it, to search it, to remember it).")))
+
+
+def _locate_bounds(comp: Comparison, fn: Callable, time_limit: float | None) -> None:
+    """Visits match but the root's bounds differ: find the first node whose ``[L, U]`` differs.
+
+    The student's ``[L, U]`` of an inner node cannot be read from outside, so
+    each node the reference searched (children before parents, as the search
+    finishes them) is searched again on its own, by the student's function and
+    by the reference, with the root window ``[vmin, vmax]``; the first node where
+    the two differ is named with both values, and with the bounds the reference
+    computed there during the whole search.  Explicit trees up to
+    :data:`DRAW_LIMIT` nodes only.
+    """
+    case, ref = comp.case, comp.reference
+    if not isinstance(case.game, TreeGame) or case.game.root.size > DRAW_LIMIT or ref is None:
+        return
+    finished = [(e.path, e.lower, e.upper) for e in ref.trace if e.kind == "exit" and e.path]
+    for path, lower, upper in finished:
+        state = _node_state(case, path)
+        if state is None or case.game.is_terminal(state):
+            continue
+        sub = case.with_params(state=state, name=f"{case.name}, node {format_path(path)}")
+        run = run_student(comp.task, fn, sub, time_limit=time_limit)
+        if run.error is not None or _check_shape(comp.task, run.returned) is not None:
+            return
+        mine = run.returned
+        theirs = reference_result(comp.task, sub)
+        if not (same_number(mine[0], theirs.lower) and same_number(mine[1], theirs.upper)):
+            k = next(i for i, (c, _) in enumerate(comp.problems) if c is WrongBounds)
+            comp.problems[k] = (WrongBounds, comp.problems[k][1] + "\n" + (
+                f"Node {format_path(path)} is the first node (children before parents) whose bounds "
+                f"differ: searched on its own, your function returns [{fmt(mine[0])}, {fmt(mine[1])}], "
+                f"the reference [{fmt(theirs.lower)}, {fmt(theirs.upper)}]. In the whole search the "
+                f"reference's [L, U] at {format_path(path)} is [{fmt(lower)}, {fmt(upper)}]."))
+            return
+    pruned = {e.path for e in ref.trace if e.kind == "cutoff"}
+    kinds = {e.path: e.player for e in ref.trace if e.kind == "enter"}
+    notes = []
+    for path, lower, upper in finished:
+        note = ""
+        if path in pruned and kinds.get(path) in ("max", "min"):
+            note = (" pruned, so U = vmax" if kinds[path] == "max" else " pruned, so L = vmin")
+        notes.append(f"{format_path(path)} [{fmt(lower)}, {fmt(upper)}]{note}")
+    k = next(i for i, (c, _) in enumerate(comp.problems) if c is WrongBounds)
+    comp.problems[k] = (WrongBounds, comp.problems[k][1] + "\n" + (
+        "Searched on its own, every inner node gets the reference's bounds from your function, so "
+        "the difference comes from the windows of the whole search (a cut-off, and what a pruned "
+        "node returns). The reference's [L, U] of each node, as it finished them: "
+        + "; ".join(notes) + "."))
 
 
 def _compare_move(comp: Comparison, ref: SearchResult) -> None:
@@ -652,18 +825,18 @@ def _compare_move(comp: Comparison, ref: SearchResult) -> None:
         return
     if index != ref.move:
         player = game.turn(root)
-        rule = {
-            "bounds": ("at a MAX root the child with the highest L (lower bound), at a MIN root the "
-                       "one with the lowest U, the first in order on ties"),
-        }.get(task.returns, ("the first move (in the order of game.moves) whose child value equals "
-                             "the root value"))
+        rule = task.move_rule
         children = ", ".join(
             f"child {i}: " + (fmt(lo) if lo == hi else f"[{fmt(lo)}, {fmt(hi)}]")
             for i, lo, hi in ref.children)
+        searched = ""
+        if task.order != "given":
+            visited = [i for i, _, _ in ref.children]
+            searched = f" The reference searched the root's children in the order {visited}."
         comp.problems.append((WrongMove, (
             f"you chose the move {move!r} (child {index}), the reference {expected!r} (child "
-            f"{ref.move}); the rule is {rule}. The reference's root children "
-            f"({player.name} to move): {children}.")))
+            f"{ref.move}).\nThe rule: {rule}. The reference's root children "
+            f"({player.name} to move): {children}.{searched}")))
 
 
 def _same_move(a: Any, b: Any) -> bool:
@@ -695,7 +868,7 @@ def _leaf_value(case: Case, path: tuple, cache: dict) -> Any:
 
 def _compare_events(comp: Comparison, ref: SearchResult) -> None:
     mine = list(comp.run.events)
-    index = _RefIndex(ref)
+    index = _RefIndex(ref, epsilon=comp.case.epsilon if comp.task.takes_epsilon else 0)
     theirs = index.events
     if mine == theirs:
         return
@@ -704,62 +877,121 @@ def _compare_events(comp: Comparison, ref: SearchResult) -> None:
     my_expanded = [p for k, p in mine if k == EXPAND]
     cls = WrongLeaves if my_leaves != list(ref.leaves) else WrongExpansions
     k = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
-    lines = [
-        f"you evaluated {_n(len(my_leaves), 'leaf', 'leaves')} and expanded "
-        f"{_n(len(my_expanded), 'node', 'nodes')}; the reference evaluates "
-        f"{_n(len(ref.leaves), 'leaf', 'leaves')} and expands {_n(ref.expanded, 'node', 'nodes')}.",
-        f"The first difference is at step {k + 1} (counting expansions and leaf evaluations together):",
-    ]
-    if k < len(mine):
-        kind, path = mine[k]
-        lines.append("  you " + _describe_event(kind, path, _leaf_value(case, path, cache) if kind == LEAF else None) + ",")
-    else:
-        lines.append(f"  you stopped after {len(mine)} steps,")
-    if k < len(theirs):
-        kind, path = theirs[k]
-        lines.append("  the reference " + _describe_event(kind, path, _leaf_value(case, path, cache) if kind == LEAF else None) + ".")
-    else:
-        lines.append(f"  the reference stops after {len(theirs)} steps.")
-    # explain the difference
+
+    def event(items, who):
+        if k < len(items):
+            kind, path = items[k]
+            return f"{who} " + _describe_event(kind, path, _leaf_value(case, path, cache) if kind == LEAF else None)
+        return f"{who} stopped after {len(items)} steps" if who == "you" else f"{who} stops there"
+
     if not mine:
-        lines.append("Your function did not search at all: it never asked the game for moves "
-                     "(game.moves, game.result) or values (game.utility).")
-    mine_set, theirs_set = set(mine), set(theirs)
-    explained = False
-    if k < len(mine):
-        kind, path = mine[k]
-        earlier = [i for i in range(k) if mine[i] == (kind, path)]
-        if earlier:
-            explained = True
-            lines.append(
-                f"You {'evaluated' if kind == LEAF else 'expanded'} {format_path(path)} a second time "
-                f"(the first time was step {earlier[0] + 1}): generate each child once with "
-                "game.result and search it once, keeping the value it returns.")
-    if not explained and k < len(theirs) and theirs[k] not in mine_set:
-        kind, path = theirs[k]
-        why = index.why_next(path, index.position.get((kind, path), k))
-        if why:
-            explained = True
-            lines.append(f"You never {'evaluate' if kind == LEAF else 'expand'} {format_path(path)}, "
-                         f"but {why}.")
-    if k < len(mine) and mine[k] not in theirs_set:
-        kind, path = mine[k]
-        why = index.why_never(path)
-        if kind == EXPAND and (LEAF, path) in index.position:
-            why = (f"the reference evaluates {format_path(path)} as a leaf (it is at the depth limit "
-                   "or terminal) instead of expanding it")
-        if why:
-            explained = True
-            lines.append(f"The reference never {'evaluates' if kind == LEAF else 'expands'} "
-                         f"{format_path(path)}: {why}.")
-    if not explained and k < len(mine) and k < len(theirs):
-        lines.append("You visit the nodes in a different order from the reference: search the "
-                     "children in the order game.moves(state) (or chance_outcomes) lists them.")
+        first = "your function did not search at all (no expansion, no leaf)."
+    else:
+        first = f"at step {k + 1}, {event(mine, 'you')}, {event(theirs, 'the reference')}."
+    lines = [
+        first,
+        f"You evaluated {_n(len(my_leaves), 'leaf', 'leaves')} and expanded "
+        f"{_n(len(my_expanded), 'node', 'nodes')}; the reference evaluates "
+        f"{_n(len(ref.leaves), 'leaf', 'leaves')} and expands {_n(ref.expanded, 'node', 'nodes')} "
+        "(steps count expansions and leaf evaluations together, in order).",
+    ]
+    if not mine:
+        lines.append("Ask the game for moves (game.moves, game.result) and values (game.utility).")
+    why = _explain_difference(comp, index, mine, theirs, k) if mine else None
+    if why:
+        lines.append(why)
     if comp.task.rule:
         lines.append(f"Rule: {comp.task.rule}.")
     lines.append("Leaves, reference: " + _leaf_list(list(ref.leaves), case, cache))
     lines.append("Leaves, yours:     " + _leaf_list(my_leaves, case, cache))
     comp.problems.append((cls, "\n".join(lines)))
+
+
+def _node_state(case: Case, path: tuple) -> Any:
+    try:
+        return replay_path(case.game, path, case.state)
+    except Exception:  # noqa: BLE001 - only used to explain
+        return None
+
+
+def _estimate_of(case: Case, path: tuple) -> Any:
+    """The estimate the ordered search sorts by: UTILITY if terminal, else EVAL (None if unknown)."""
+    state = _node_state(case, path)
+    if state is None:
+        return None
+    try:
+        game = case.game
+        if game.is_terminal(state):
+            return game.utility(state)
+        return case.evaluate(state) if case.evaluate is not None else game.evaluate(state)
+    except Exception:  # noqa: BLE001 - only used to explain
+        return None
+
+
+def _explain_difference(comp: Comparison, index: "_RefIndex", mine: list, theirs: list, k: int) -> str | None:
+    """Why the two records part at step ``k``, in words (None if nothing specific is known)."""
+    case, task = comp.case, comp.task
+    if k < len(mine):
+        kind, path = mine[k]
+        earlier = [i for i in range(k) if mine[i] == (kind, path)]
+        if earlier:
+            return (f"You {'evaluated' if kind == LEAF else 'expanded'} {format_path(path)} a second "
+                    f"time (the first time was step {earlier[0] + 1}): generate each child once with "
+                    "game.result and search it once, keeping the value it returns.")
+    if k < len(mine) and k < len(theirs):
+        (my_kind, my_path), (ref_kind, ref_path) = mine[k], theirs[k]
+        if my_path == ref_path and my_kind != ref_kind:
+            state = _node_state(case, my_path)
+            terminal = state is not None and case.game.is_terminal(state)
+            depth = len(my_path)
+            if my_kind == LEAF:
+                limit = (f"it is at depth {depth} and the depth limit is {case.depth}, so it is "
+                         f"expanded; only nodes at depth {case.depth} (or terminal ones) are evaluated"
+                         if case.depth is not None else "it is not a terminal state")
+                return (f"You evaluated node {format_path(my_path)} where the reference expands it: "
+                        f"{limit} (the root is at depth 0).")
+            limit = ("it is a terminal state" if terminal else
+                     f"it is at depth {depth}, the depth limit" if case.depth is not None else "it is a leaf")
+            return (f"You expanded node {format_path(my_path)} where the reference evaluates it: "
+                    f"{limit} (the root is at depth 0).")
+        mine_seen = set(mine[:k])
+        if (my_path and ref_path and my_path[:-1] == ref_path[:-1] and my_path != ref_path
+                and (EXPAND, my_path) not in mine_seen and (LEAF, my_path) not in mine_seen):
+            parent, i, j = my_path[:-1], my_path[-1], ref_path[-1]
+            if task.order == "heuristic":
+                mi, mj = _estimate_of(case, my_path), _estimate_of(case, ref_path)
+                if mi is not None and mi == mj:
+                    return (f"At node {format_path(parent)} you searched child {i} before child {j}, "
+                            f"but their estimates are equal ({fmt(mi)}): children with equal "
+                            "estimates are searched in their game.moves order (a stable sort), so "
+                            f"child {j} comes first.")
+                who = index.player.get(parent, "")
+                order = "highest" if who == "max" else "lowest"
+                return (f"At node {format_path(parent)} ({who.upper()}) you searched child {i} "
+                        f"(estimate {fmt(mi)}) before child {j} (estimate {fmt(mj)}): the reference "
+                        f"searches the {order} estimate first.")
+            if i > j:
+                return (f"At node {format_path(parent)} you searched child {i} before child {j}: "
+                        "search the children in the order game.moves(state) (or "
+                        "chance_outcomes) lists them.")
+    mine_set, theirs_set = set(mine), set(theirs)
+    if k < len(theirs) and theirs[k] not in mine_set:
+        kind, path = theirs[k]
+        why = index.why_next(path, index.position.get((kind, path), k))
+        if why:
+            return f"You never {'evaluate' if kind == LEAF else 'expand'} {format_path(path)}, but {why}."
+    if k < len(mine) and mine[k] not in theirs_set:
+        kind, path = mine[k]
+        why = index.why_never(path)
+        if why:
+            return f"The reference never {'evaluates' if kind == LEAF else 'expands'} {format_path(path)}: {why}."
+    if k >= len(theirs):
+        return "The reference stops there: look for a cut-off your search misses."
+    if k >= len(mine):
+        kind, path = theirs[k]
+        return (f"You stopped before the reference's step {k + 1} ({_describe_event(kind, path)}): "
+                "look for a cut-off or a return that comes too early.")
+    return None
 
 
 def _n(count: int, one: str, many: str) -> str:
@@ -835,7 +1067,7 @@ def visit_table(case: Case, events: tuple | list, ref: SearchResult) -> str:
 
     walk(root, "", True, True)
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines = ["Your visits and the reference's (E = expanded, L = leaf evaluated, in order; . = not visited):"]
+    lines = ["Visits, yours and the reference's (E = expanded, L = leaf evaluated, . = not visited):"]
     for r in rows:
         lines.append(f"  {r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}")
     return "\n".join(lines)

@@ -9,6 +9,8 @@ graded by what it achieves, measured with the reference searches:
 * :func:`check_evaluation_play` -- a two-move-deep alpha-beta search using the
   student's EVAL must never lose to a perfect opponent, from the empty board
   and from every first move, playing either side;
+* :func:`check_naive_drift` -- the drift of the naive epsilon rule, measured
+  by the student on the BAB paper's Figure 2 tree, must be the reference's;
 * :func:`check_best_case_formula` -- a formula for alpha-beta's best case must
   match the leaves alpha-beta evaluates with perfect ordering (Knuth and
   Moore 1975) on uniform trees.
@@ -34,7 +36,8 @@ from .cases import EvaluatedGame, exercise_tree, tictactoe_cases
 from .compare import DEFAULT_TIME_LIMIT, _time_limit, fmt
 from .failures import CheckFailed, SearchCrashed, SearchTimeout, TimeLimitExceeded, WrongValue
 
-__all__ = ["check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula"]
+__all__ = ["check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula",
+           "check_naive_drift"]
 
 #: Ordering by the student's EVAL must cost at most this fraction of the given order's leaves.
 ORDERING_FRACTION = 1 / 3  # the messages call it "a third"
@@ -57,6 +60,41 @@ class _Guarded:
                 f"an estimate must lie strictly between vmin = {self.vmin} and vmax = {self.vmax}, so "
                 "that a search never mistakes it for a won or lost game")
         return value
+
+
+#: How many sample positions :func:`_own_evaluation` compares with ``TicTacToe.evaluate``.
+SAMPLE_POSITIONS = 40
+
+
+def _sample_positions() -> list:
+    """Unfinished tic-tac-toe positions (0 to 5 marks, seeded), where EVALs are compared."""
+    from ..games.tictactoe import TicTacToe
+
+    game = TicTacToe()
+    out = [game.initial_state()]
+    for case in tictactoe_cases(577, SAMPLE_POSITIONS, marks=(1, 5)):
+        out.append(case.game.initial_state())
+    return out[:SAMPLE_POSITIONS]
+
+
+def _own_evaluation(evaluate: Callable[[Any], float], time_limit: float | None) -> None:
+    """Fail if ``evaluate`` returns exactly ``TicTacToe.evaluate``'s value on every sample position.
+
+    The assignment asks for the student's own evaluation function; the game's
+    own one would pass the targets without any work.
+    """
+    from ..games.tictactoe import TicTacToe
+
+    game = TicTacToe()
+    positions = _sample_positions()
+    theirs = [game.evaluate(s) for s in positions]
+    mine = _run("your evaluation function on sample positions", lambda: [evaluate(s) for s in positions],
+                time_limit)
+    if all(isinstance(a, Real) and not isinstance(a, bool) and a == b for a, b in zip(mine, theirs)):
+        raise CheckFailed(
+            f"your evaluation function returns exactly the values of the course's TicTacToe.evaluate "
+            f"on all {len(positions)} sample positions.\nThe assignment asks for your own idea: do "
+            "not call or copy TicTacToe.evaluate.")
 
 
 def _run(what: str, call: Callable[[], Any], time_limit: float | None) -> Any:
@@ -91,11 +129,14 @@ def check_evaluation_ordering(evaluate: Callable[[Any], float], *, seed: int = 5
     Raises
     ------
     CheckFailed
-        If ``evaluate`` returns something that is not a number strictly inside (-1, 1), or
+        If ``evaluate`` returns something that is not a number strictly inside (-1, 1),
+        returns exactly ``TicTacToe.evaluate``'s values on the sample positions, or
         ordering by it costs more than :data:`ORDERING_FRACTION` of the given order's leaves.
     SearchCrashed, SearchTimeout
         If ``evaluate`` raises or is too slow.
     """
+    __tracebackhide__ = True
+    _own_evaluation(evaluate, time_limit)
     cases = tictactoe_cases(seed, count, marks=(1, 3))
     given = sum(alphabeta(c.game).evaluated for c in cases)
     guarded = _Guarded(evaluate, cases[0].game.vmin, cases[0].game.vmax)
@@ -129,13 +170,16 @@ def check_evaluation_play(evaluate: Callable[[Any], float], *, depth: int = 2,
     Raises
     ------
     CheckFailed
-        If a game is lost (the message lists the moves), or ``evaluate``
-        returns something that is not a number strictly inside (-1, 1).
+        If a game is lost (the message lists the moves), ``evaluate``
+        returns something that is not a number strictly inside (-1, 1), or
+        exactly ``TicTacToe.evaluate``'s values on the sample positions.
     SearchCrashed, SearchTimeout
         If ``evaluate`` raises or is too slow.
     """
     from ..games.tictactoe import TicTacToe
 
+    __tracebackhide__ = True
+    _own_evaluation(evaluate, time_limit)
     game = TicTacToe()
     guarded = _Guarded(evaluate, game.vmin, game.vmax)
     shallow = EvaluatedGame(game, guarded)
@@ -199,3 +243,38 @@ def check_best_case_formula(formula: Callable[[int, int], int], *, branching=ran
     print(f"your formula matches alpha-beta with perfect ordering for b in {list(branching)} and "
           f"d in {list(depths)}.")
 
+
+
+def check_naive_drift(drift: Callable[[int, Any], Any], *, ms=range(1, 5), epsilons=(1, 2)) -> None:
+    """Check a measured drift of the naive epsilon rule on the BAB paper's Figure 2 trees.
+
+    ``drift(m, epsilon)`` must return how far the naive rule's value lies above
+    the minimax value on ``naive_epsilon_counterexample(m=m, x=10, epsilon=epsilon)``,
+    as :func:`course.search.naive_epsilon` and :func:`course.search.alphabeta` measure it.
+
+    Raises
+    ------
+    WrongValue
+        At the first ``(m, epsilon)`` where they differ (the message gives both,
+        and BAB's error bound for comparison).
+    SearchCrashed, SearchTimeout
+        If ``drift`` raises or is too slow.
+    """
+    from ..examples import naive_epsilon_counterexample
+    from ..search import naive_epsilon
+
+    __tracebackhide__ = True
+    for m in ms:
+        for eps in epsilons:
+            game = naive_epsilon_counterexample(m=m, x=10, epsilon=eps)
+            expected = naive_epsilon(game, epsilon=eps).value - alphabeta(game).value
+            got = _run(f"naive_drift({m}, {fmt(eps)})", lambda: drift(m, eps), DEFAULT_TIME_LIMIT)
+            if isinstance(got, bool) or not isinstance(got, Real) or not math.isclose(got, expected):
+                raise WrongValue(
+                    f"naive_drift({m}, {fmt(eps)}) returned {got!r}; the naive rule's value lies "
+                    f"{fmt(expected)} above the true value.\nOn this tree the naive value is "
+                    f"{fmt(naive_epsilon(game, epsilon=eps).value)} and the true value "
+                    f"{fmt(alphabeta(game).value)}; BAB's bounds are never more than epsilon = "
+                    f"{fmt(eps)} apart.")
+    print(f"your drift matches the naive rule's for m in {list(ms)} and epsilon in "
+          f"{[fmt(e) for e in epsilons]}: it grows as m * epsilon.")

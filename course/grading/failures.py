@@ -22,11 +22,25 @@ class                          raised when
                                searches instead of its own code
 :class:`InstrumentationTampered`  the recording game, its log or the profiler
                                watching the run were changed
+:class:`RuleBroken`            the search broke a rule the exercise states (EVAL
+                               on a terminal state, a child created twice, ...)
 :class:`CheckFailed`           any other failed expectation of a check
 =============================  ===================================================
+
+How a failure reads.  The first line of the message says, in one sentence,
+which search, which case and what differs; the details follow, every line at
+most :data:`WIDTH` characters (nbgrader's ``validate`` cuts longer lines and
+JupyterLab's Validate dialog does not wrap them).  In IPython (a notebook, or
+nbgrader executing one) a failure is shown by :meth:`GradingFailure._render_traceback_`:
+the message and the line of the test cell that failed, without the grader's
+own frames.
 """
 
 from __future__ import annotations
+
+import linecache
+import os
+import textwrap
 
 __all__ = [
     "GradingFailure",
@@ -40,9 +54,35 @@ __all__ = [
     "SearchTimeout",
     "ReferenceSearchUsed",
     "InstrumentationTampered",
+    "RuleBroken",
     "CheckFailed",
     "TimeLimitExceeded",
+    "WIDTH",
+    "wrap_text",
 ]
+
+#: Longest line of a failure's message (nbgrader's validator is configured to show 100).
+WIDTH = 88
+
+
+def wrap_text(text: str, width: int = WIDTH) -> str:
+    """Wrap every line of ``text`` longer than ``width``, keeping its indentation (plus two spaces).
+
+    >>> print(wrap_text("  Leaves: B1=3 B2=12 B3=8 C1=2 D1=14 D2=5 D3=2", width=24))
+      Leaves: B1=3 B2=12
+        B3=8 C1=2 D1=14 D2=5
+        D3=2
+    """
+    out = []
+    for line in str(text).split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[:len(line) - len(line.lstrip())]
+        out.extend(textwrap.wrap(line.strip(), width=width, initial_indent=indent,
+                                 subsequent_indent=indent + "  ", break_on_hyphens=False,
+                                 break_long_words=True) or [line[:width]])
+    return "\n".join(out)
 
 
 class GradingFailure(AssertionError):
@@ -56,7 +96,23 @@ class GradingFailure(AssertionError):
 
     def __init__(self, message: str, *, case: str | None = None) -> None:
         self.case = case
-        super().__init__(message)
+        # wrapped as it will be shown, after "ClassName: ", so that no line exceeds WIDTH
+        prefix = f"{type(self).__name__}: "
+        super().__init__(wrap_text(prefix + str(message))[len(prefix):])
+
+    def _render_traceback_(self) -> list[str]:
+        """The lines IPython shows for this failure instead of a traceback.
+
+        The failure's class and message (its first line says what differs),
+        then where the test cell called the check.  The grader's own frames
+        (``course/grading/...``) are left out: they say nothing to a student.
+        """
+        lines = f"{type(self).__name__}: {self}".split("\n")
+        lines[0] = f"\x1b[0;31m{type(self).__name__}\x1b[0m" + lines[0][len(type(self).__name__):]
+        where = _calling_line(self.__traceback__)
+        if where:
+            lines += [""] + wrap_text(where).split("\n")
+        return lines
 
 
 class WrongLeaves(GradingFailure):
@@ -99,6 +155,10 @@ class InstrumentationTampered(GradingFailure):
     """The recording game, its log, or the watch on the run was altered."""
 
 
+class RuleBroken(GradingFailure):
+    """The search broke a rule the exercise states, although its visits and answer may match."""
+
+
 class CheckFailed(GradingFailure):
     """A check's expectation failed in a way none of the other classes names."""
 
@@ -110,3 +170,21 @@ class TimeLimitExceeded(BaseException):
     catching ``Exception`` cannot swallow it; the checks turn it into a
     :class:`SearchTimeout`.
     """
+
+
+_COURSE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _calling_line(tb) -> str:
+    """``"Raised by line 2 of the test cell: check_...(...)"``: the last frame before the grader's."""
+    outside = None
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_COURSE_DIR):
+            break
+        outside = tb
+        tb = tb.tb_next
+    if outside is None:
+        return ""
+    filename, lineno = outside.tb_frame.f_code.co_filename, outside.tb_lineno
+    text = linecache.getline(filename, lineno).strip()
+    return f"Raised by line {lineno} of the test cell" + (f": {text}" if text else ".")

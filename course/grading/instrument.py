@@ -19,6 +19,11 @@ generates the same node twice expands (and evaluates) it twice, and the
 record shows it.  Calling ``moves`` or ``utility`` again on the *same* token
 is not counted again: asking twice is not searching twice.
 
+Two rules are noted beside the record (:meth:`Recording.terminal_evaluations`,
+:meth:`Recording.regenerated`): ``evaluate`` called on a terminal state (it
+must get ``utility``), and ``result`` called twice with the same state token
+and move (a child created twice, even if only one copy is searched).
+
 The record cannot be reached from the game (it lives in a closure), the game
 refuses new attributes, and :meth:`Recording.verify` checks afterwards that
 the class and its methods are the originals and that the log still matches
@@ -42,6 +47,7 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -98,7 +104,7 @@ class _Node:
     """What the recorder knows about one state token (kept out of the student's reach)."""
 
     __slots__ = ("state", "path", "terminal", "player", "moves", "probabilities", "index",
-                 "expanded", "evaluated", "value")
+                 "expanded", "evaluated", "value", "made")
 
     def __init__(self, state: Any, path: Path, terminal: bool) -> None:
         self.state = state
@@ -111,6 +117,7 @@ class _Node:
         self.expanded = False
         self.evaluated = False
         self.value: Any = None
+        self.made: set = set()         # indices of the children result() has created
 
 
 class Recording:
@@ -123,10 +130,12 @@ class Recording:
     """
 
     __slots__ = ("game", "_events", "_digest", "_reference", "_cls", "_originals", "_codes",
-                 "_root", "_estimate")
+                 "_root", "_estimate", "_notes")
 
-    def __init__(self, game, events, digest, reference, cls, originals, root, estimate) -> None:
+    def __init__(self, game, events, digest, reference, cls, originals, root, estimate,
+                 notes=None) -> None:
         self.game = game
+        self._notes = notes if notes is not None else {"terminal_evaluate": [], "regenerated": []}
         self._estimate = estimate
         self._events = events
         self._digest = digest
@@ -147,6 +156,14 @@ class Recording:
     def expansions(self) -> list[Path]:
         """Paths of the expanded nodes, in expansion order (repeats included)."""
         return [path for kind, path in self._events if kind == EXPAND]
+
+    def terminal_evaluations(self) -> list[Path]:
+        """Paths of terminal states the search called ``evaluate`` on (it must use ``utility``)."""
+        return list(self._notes["terminal_evaluate"])
+
+    def regenerated(self) -> list[Path]:
+        """Paths of children created more than once by ``result`` on the same state and move."""
+        return list(self._notes["regenerated"])
 
     def estimator(self) -> Callable[[Any], Any]:
         """An *uncounted* estimate of a state of the game, for move ordering.
@@ -241,6 +258,7 @@ def instrument(
     digest = [0, 0]                    # running hash of the events, and their count
     reference: list[str] = []
     nodes: dict[Any, _Node] = {}
+    notes: dict[str, list] = {"terminal_evaluate": [], "regenerated": []}
     vmin, vmax = inner.vmin, inner.vmax
 
     class State:
@@ -366,6 +384,9 @@ def instrument(
                     "(use the moves game.moves(state) returns)",
                     path=node.path,
                 )
+            if i in node.made:
+                notes["regenerated"].append(node.path + (i,))
+            node.made.add(i)
             return make(inner.result(node.state, node.moves[i]), node.path + (i,))
 
         def is_terminal(self, state):
@@ -387,6 +408,8 @@ def instrument(
 
         def evaluate(self, state):
             node = lookup(state, "evaluate")
+            if node.terminal and node.path not in notes["terminal_evaluate"]:
+                notes["terminal_evaluate"].append(node.path)
             if not node.evaluated:
                 node.value = inner_evaluate(node.state)
                 node.evaluated = True
@@ -412,8 +435,29 @@ def instrument(
     originals = {name: InstrumentedGame.__dict__[name] for name in _METHODS}
     game_obj = InstrumentedGame()
     recording = Recording(game_obj, events, digest, reference, InstrumentedGame, originals, root_token,
-                          estimate)
+                          estimate, notes)
+
+    def peek(state: Any) -> Any:
+        node = lookup(state, "utility")
+        if not node.terminal:
+            raise GameUsageError("not a terminal state", path=node.path)
+        return inner.utility(node.state)
+
+    _UNRECORDED[game_obj] = peek
     return game_obj, recording
+
+
+_UNRECORDED: "weakref.WeakKeyDictionary[Game, Callable[[Any], Any]]" = weakref.WeakKeyDictionary()
+
+
+def unrecorded_utility(game: Game, state: Any) -> Any:
+    """The utility of a terminal ``state`` of ``game``, without recording a leaf evaluation.
+
+    For the grader's own use (:mod:`course.sandbox.session` sends it ahead to the
+    sandbox, which reports the student's call, recorded then, in its place).
+    """
+    peek = _UNRECORDED.get(game)
+    return peek(state) if peek is not None else game.utility(state)
 
 
 def replay_path(game: Game, path: Sequence[int], state: Any = None) -> Any:

@@ -1,8 +1,10 @@
 """Autograde submissions in a separate process: ``python -m course.grading.worker``.
 
 :func:`course.grading.workflow.autograde` runs the autograder here, not in
-its own process, so that nothing a notebook does (a hung kernel, a crash,
-exhausted memory) can stop the grading of the others.  The worker loads the
+its own process, so that nothing that goes wrong with one submission can stop
+the grading of the others.  The students' code itself never runs here: the
+:class:`~course.grading.sandboxed.SandboxedGrade` step runs it in a sandbox.
+Several workers may run at once (``--lock`` serialises their gradebook work).  The worker loads the
 course's ``nbgrader_config.py`` once and grades the jobs it is given one
 after the other, printing a JSON line when it starts a job
 (``{"event": "start", ...}``) and when it finishes it
@@ -24,7 +26,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main", "load_course_config"]
+__all__ = ["main", "load_course_config", "FileLock"]
 
 LOG_LIMIT = 20_000
 
@@ -46,6 +48,39 @@ def load_course_config(root: str, config_file: str | None = None):
     return config
 
 
+class FileLock:
+    """An exclusive ``flock`` on a file, shared by the workers grading in parallel.
+
+    The parent also takes it to read the gradebook.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.fd: int | None = None
+
+    def acquire(self) -> None:
+        import fcntl
+
+        if self.fd is None:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+    def release(self) -> None:
+        import fcntl
+
+        if self.fd is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+    def __enter__(self) -> "FileLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
 def _emit(payload: dict) -> None:
     sys.stdout.write("\n" + json.dumps(payload) + "\n")
     sys.stdout.flush()
@@ -60,6 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--submitted", required=True, help="folder holding <student>/<assignment>/")
     parser.add_argument("--timeout", type=int, default=None, help="seconds per cell")
     parser.add_argument("--job", action="append", required=True, help="STUDENT/ASSIGNMENT")
+    parser.add_argument("--lock", default=None,
+                        help="a lock file shared by parallel workers: nbgrader's gradebook work is "
+                             "done holding it, the sandboxed grading without")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="run students' code without a sandbox (isolates nothing)")
     parser.add_argument("--handshake", action="store_true",
                         help="wait for a line on standard input before each job (the parent "
                              "snapshots the gradebook meanwhile)")
@@ -69,8 +109,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     config.CourseDirectory.submitted_directory = args.submitted
     if args.timeout is not None:
         config.Execute.timeout = args.timeout
+        config.SandboxedGrade.cell_timeout = float(args.timeout)
+    config.SandboxedGrade.secret_root = os.path.abspath(args.root)
+    if args.unsafe_no_sandbox:
+        config.SandboxedGrade.sandbox = False
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
+
+    from . import sandboxed
+
+    if args.lock:
+        sandboxed.GRADEBOOK_LOCK = FileLock(args.lock)
+    lock = sandboxed.GRADEBOOK_LOCK
 
     status = 0
     for job in args.job:
@@ -78,11 +128,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.handshake and not sys.stdin.readline():
             break                       # the parent went away
         _emit({"event": "start", "student": student, "assignment": assignment})
+        lock.acquire()
         try:
             api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
             result = api.autograde(assignment, student, force=True, create=True)
         except Exception as exc:  # noqa: BLE001 - reported to the parent, which goes on
             result = {"success": False, "error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            lock.release()
         ok = bool(result.get("success"))
         status = status or (0 if ok else 1)
         _emit({"event": "done", "student": student, "assignment": assignment, "success": ok,

@@ -16,21 +16,27 @@ The course directory (``root``) holds ``nbgrader_config.py``, ``solutions/``
 nbgrader creates: ``submitted/``, ``autograded/``, ``feedback/`` and
 ``gradebook.db``.
 
+**Grades that mean something.**  A student's code never runs with the
+instructor's rights: :class:`course.grading.sandboxed.SandboxedGrade` runs it
+in a bubblewrap sandbox (:mod:`course.sandbox`) that sees none of the course,
+and computes every test's verdict in the grader, where the student's code
+cannot reach.  An :class:`~course.grading.integrity.IntegrityWatch` checks
+after every submission that the grader's own files are unchanged, and stops
+for review if not.
+
 **A class is never lost.**  Each submission is copied to a staging folder,
 repaired there (:mod:`course.grading.repair`: missing and duplicated cells,
 damaged metadata; unreadable notebooks are set aside with the reason), and
-graded by a separate ``python -m course.grading.worker`` process with a
-wall-clock limit.  Inside, :class:`course.grading.executor.RobustExecute`
-restarts the kernel after a cell that hangs or crashes it.  Whatever happens
-to one submission is written to the grading report
-(``autograded/.course-grading/report.json``) and the others go on.  Around
-each submission a :class:`~course.grading.guard.GradingGuard` checks that it
-left the other students' grades and graded files alone (restoring the
-gradebook from memory and re-grading damaged submissions if it did not).
+graded by a ``python -m course.grading.worker`` process with a wall-clock
+limit, several in parallel (``--jobs``, default the number of cores).  A cell
+that hangs or kills its process is stopped and reported, and the next cells
+run.  Whatever happens to one submission is written to the grading report
+(``autograded/.course-grading/report.json``) and the others go on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as _dt
 import json
@@ -50,7 +56,6 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CourseError
-from .guard import GradingGuard
 from .repair import describe, repair_submission
 
 __all__ = [
@@ -384,6 +389,8 @@ class GradeRecord:
     """Time spent grading it."""
     graded_at: str = ""
     """When (ISO 8601)."""
+    submission_sha: str = ""
+    """Fingerprint of the submitted files: hand grades survive re-grading an unchanged submission."""
 
 
 def _read_report(layout: CourseLayout) -> dict[str, dict]:
@@ -486,6 +493,7 @@ def _stage(layout: CourseLayout, student: str, assignment: str, staging: Path) -
     stage = staging / student / assignment
     shutil.copytree(layout.submitted / student / assignment, stage,
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    record.submission_sha = _fingerprint(stage)
     repair = repair_submission(stage, layout.release / assignment)
     record.changes = list(repair.changes)
     record.review = list(repair.review)
@@ -495,16 +503,67 @@ def _stage(layout: CourseLayout, student: str, assignment: str, staging: Path) -
     return record
 
 
+def _fingerprint(folder: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _hand_grades(layout: CourseLayout, job: tuple[str, str], lock: Path) -> dict:
+    """``{(notebook, cell): manual score}`` of the answers already graded by hand."""
+    from nbgrader.api import MissingEntry
+
+    from .worker import FileLock
+
+    found = {}
+    try:
+        with FileLock(str(lock)), _gradebook(layout) as gb:
+            sub = gb.find_submission(job[1], job[0])
+            for nb in sub.notebooks:
+                for grade in nb.grades:
+                    if grade.manual_score is not None and not grade.needs_manual_grade:
+                        found[(nb.name, grade.name)] = grade.manual_score
+    except MissingEntry:
+        pass
+    return found
+
+
+def _keep_hand_grades(layout: CourseLayout, job: tuple[str, str], kept: dict, lock: Path) -> None:
+    """After re-grading an unchanged submission, its hand-graded answers stay graded."""
+    from nbgrader.api import MissingEntry
+
+    from .worker import FileLock
+
+    if not kept:
+        return
+    try:
+        with FileLock(str(lock)), _gradebook(layout) as gb:
+            sub = gb.find_submission(job[1], job[0])
+            for nb in sub.notebooks:
+                for grade in nb.grades:
+                    if kept.get((nb.name, grade.name)) == grade.manual_score and grade.needs_manual_grade:
+                        grade.needs_manual_grade = False
+            gb.db.commit()
+    except MissingEntry:
+        pass
+
+
 class _Worker:
     """A ``course.grading.worker`` process and a thread reading its JSON lines."""
 
     def __init__(self, layout: CourseLayout, staging: Path, jobs: list[tuple[str, str]],
-                 cell_timeout: int) -> None:
+                 cell_timeout: int, *, lock: Path, sandbox: bool) -> None:
         import queue
         import threading
 
         command = [sys.executable, "-m", "course.grading.worker", "--root", str(layout.root),
-                   "--submitted", str(staging), "--timeout", str(cell_timeout), "--handshake"]
+                   "--submitted", str(staging), "--timeout", str(cell_timeout), "--handshake",
+                   "--lock", str(lock)]
+        if not sandbox:
+            command.append("--unsafe-no-sandbox")
         for student, assignment in jobs:
             command += ["--job", f"{student}/{assignment}"]
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -559,27 +618,26 @@ class _Worker:
 WORKER_STARTUP = 180
 
 
-def _run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
-              cell_timeout: int, wall_limit: float | None, done: Any) -> None:
-    """Grade every staged job, restarting the worker after a job that hangs or kills it.
+def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
+               pending: list[tuple[str, str]], cell_timeout: int, wall_limit: float | None,
+               done: Any, *, lock: Path, sandbox: bool, watch: Any, stop: Any) -> None:
+    """Grade ``pending`` jobs one after the other, restarting the worker after one that hangs."""
+    from .integrity import IntegrityError
 
-    Around each job a :class:`~course.grading.guard.GradingGuard` checks that the
-    notebook left the other submissions' grades and graded files alone.
-    """
-    guard = GradingGuard(layout.autograded, layout.db_url, layout.course_id,
-                         ignore={REPORT_PATH.parts[1]})
-    pending = list(records)
-    while pending:
-        worker = _Worker(layout, staging, pending, cell_timeout)
+    previous = _read_report(layout)
+    while pending and not stop.is_set():
+        worker = _Worker(layout, staging, pending, cell_timeout, lock=lock, sandbox=sandbox)
         try:
-            while pending:
+            while pending and not stop.is_set():
                 job = pending[0]
                 record = records[job]
                 limit = wall_limit
                 if limit is None:
                     cells = _count_code_cells(staging / job[0] / job[1])
                     limit = 120 + SECONDS_PER_CELL_FACTOR * cell_timeout * max(1, cells)
-                guard.snapshot()
+                unchanged = previous.get(f"{job[0]}/{job[1]}", {}).get("submission_sha") == \
+                    record.submission_sha
+                kept = _hand_grades(layout, job, lock) if unchanged else {}
                 worker.go()
                 start = time.perf_counter()
                 try:
@@ -601,28 +659,68 @@ def _run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str]
                 else:
                     why = f"nbgrader failed: {_nbgrader_error(message)}"
                     record.reason = "; ".join(r for r in (record.reason, why) if r)
-                found = guard.check(job)
-                if found:
-                    record.status = "failed"
-                    record.reason = "; ".join(r for r in (record.reason, found.describe()) if r)
-                    for other in found.damaged:
-                        if other not in pending and (layout.submitted / other[0] / other[1]).is_dir():
-                            shutil.rmtree(staging / other[0] / other[1], ignore_errors=True)
-                            records[other] = _stage(layout, other[0], other[1], staging)
-                            pending.append(other)
-                _fill_scores(layout, record)
+                if message.get("success"):
+                    _keep_hand_grades(layout, job, kept, lock)
+                _fill_scores(layout, record, lock)
+                try:
+                    watch.check(f"{job[0]}/{job[1]}")
+                except IntegrityError as exc:
+                    stop.set()
+                    stop.error = exc
                 done(record)
-                if pending and (worker.proc.poll() is not None or (found and found.damaged)):
-                    break                 # start a new worker for the rest (and the regrades)
+                if pending and worker.proc.poll() is not None:
+                    break                 # start a new worker for the rest
         finally:
             worker.stop()
 
 
-def _fill_scores(layout: CourseLayout, record: GradeRecord) -> None:
+def _run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
+              cell_timeout: int, wall_limit: float | None, done: Any, *, jobs: int = 1,
+              sandbox: bool = True) -> None:
+    """Grade every staged job on ``jobs`` parallel workers.
+
+    After every job an :class:`~course.grading.integrity.IntegrityWatch` checks
+    that the grader's own files are unchanged; if not, grading stops with
+    :class:`~course.grading.integrity.IntegrityError` for the instructor to review.
+    """
+    import threading
+
+    from .integrity import IntegrityWatch
+
+    watch = IntegrityWatch(layout.root)
+    lock = staging / ".gradebook.lock"
+    queues: list[list[tuple[str, str]]] = [[] for _ in range(max(1, jobs))]
+    for i, job in enumerate(records):
+        queues[i % len(queues)].append(job)
+    stop = threading.Event()
+    stop.error = None
+    report_lock = threading.Lock()
+
+    def locked_done(record: GradeRecord) -> None:
+        with report_lock:
+            done(record)
+
+    threads = [threading.Thread(target=_run_queue, daemon=True,
+                                args=(layout, staging, records, queue, cell_timeout, wall_limit,
+                                      locked_done),
+                                kwargs=dict(lock=lock, sandbox=sandbox, watch=watch, stop=stop))
+               for queue in queues if queue]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if stop.error is not None:
+        raise stop.error
+
+
+def _fill_scores(layout: CourseLayout, record: GradeRecord, lock: Path | None = None) -> None:
     from nbgrader.api import MissingEntry
 
+    from .worker import FileLock
+
     try:
-        with _gradebook(layout) as gb:
+        with (FileLock(str(lock)) if lock is not None else contextlib.nullcontext()), \
+                _gradebook(layout) as gb:
             assignment = gb.find_assignment(record.assignment)
             record.max_score = float(assignment.max_score)
             if record.status == "failed":
@@ -637,8 +735,9 @@ def _fill_scores(layout: CourseLayout, record: GradeRecord) -> None:
 def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | None = None, *,
               assignment: str | None = None, student: str | None = None,
               cell_timeout: int | None = None, wall_limit: float | None = None,
-              log: Any = None) -> list[GradeRecord]:
-    """Autograde every submission, each one repaired and graded in its own process.
+              log: Any = None, jobs: int | None = None,
+              unsafe_no_sandbox: bool = False) -> list[GradeRecord]:
+    """Autograde every submission: repaired, its code run in a sandbox, its tests in the grader.
 
     Parameters
     ----------
@@ -654,6 +753,11 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         Seconds for a whole submission (default: generous, from the number of cells).
     log : callable, optional
         Called with one line of progress per submission (e.g. ``print``).
+    jobs : int, optional
+        Submissions graded in parallel (default: the number of cores).
+    unsafe_no_sandbox : bool
+        Grade without the bubblewrap sandbox, where it cannot start.  The
+        students' code then runs with your rights: only for code you trust.
 
     Returns
     -------
@@ -663,9 +767,28 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     Raises
     ------
     WorkflowError
-        If the submissions folder does not exist or holds nothing to grade.
+        If the submissions folder does not exist or holds nothing to grade, or
+        the sandbox cannot start and ``unsafe_no_sandbox`` is not set.
+    IntegrityError
+        If the grader's own files changed during grading (grading stops).
     """
+    from ..sandbox import SandboxUnavailable, check_sandbox
+    from .sandboxed import course_secret
+
     layout = course_layout(root, submissions)
+    if unsafe_no_sandbox:
+        if log is not None:
+            log("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): the students' code runs "
+                "with your rights and can read and change your files. Only for code you trust.")
+    else:
+        try:
+            check_sandbox()
+        except SandboxUnavailable as exc:
+            raise WorkflowError(
+                f"{exc}. Students' code is only graded in a sandbox: install bubblewrap "
+                "(apt-get install bubblewrap), grade inside a Linux container or VM (macOS, "
+                "Windows), or pass --unsafe-no-sandbox for code you trust") from None
+    course_secret(layout.root, create=True)
     if not layout.submitted.is_dir():
         raise WorkflowError(f"no submissions folder {layout.submitted}")
     names = _pick(layout, assignment)
@@ -703,8 +826,34 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
                 _fill_scores(layout, record)
                 done(record)
         if staged:
-            _run_jobs(layout, Path(tmp), staged, timeout, wall_limit, done)
+            _run_jobs(layout, Path(tmp), staged, timeout, wall_limit, done,
+                      jobs=jobs or os.cpu_count() or 1, sandbox=not unsafe_no_sandbox)
+    _audit_copies(layout, sorted({a for _, a in todo}), log)
     return records
+
+
+COPIES_PATH = Path(".course-grading") / "copies.json"
+
+
+def _audit_copies(layout: CourseLayout, assignments: list[str], log: Any) -> list:
+    """List near-copies (of another student's code or of the reference searches) for review.
+
+    Written to ``autograded/.course-grading/copies.json`` and printed; scores are not changed.
+    """
+    from .similarity import audit_copies
+
+    findings: dict[str, list] = {}
+    for assignment in assignments:
+        notes: list[str] = []
+        found = audit_copies(layout.root, layout.submitted, assignment, notes=notes)
+        findings[assignment] = [asdict(f) for f in found]
+        if log is not None:
+            for finding in found:
+                log(f"review (possible copy) {assignment}: {finding.line}")
+    path = layout.autograded / COPIES_PATH
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(findings, indent=1), encoding="utf-8")
+    return findings
 
 
 # ---------------------------------------------------------------------------

@@ -25,12 +25,12 @@ pruned keeps ``U = vmax`` and a MIN node keeps ``L = vmin``; a fully expanded
 MAX node takes ``U = best_U`` and a MIN node ``L = best_L``.  Theorem 1: the
 root's bounds contain the minimax value and ``U - L <= epsilon``.
 
-A fully expanded CHANCE node returns ``L = sum pi(c) L(c)`` and
-``U = sum pi(c) U(c)``, condition C3 with the probabilities summing to 1.
-In exact arithmetic these are the numbers the incremental updates reach; in
-floating point the incremental updates drift apart by rounding (Star1 would
-return bounds 1e-16 apart instead of a value), while the direct sums are
-computed exactly as expectimax computes them.
+The CHANCE update is computed as :mod:`course.search.chance` describes:
+with exact numbers it is the incremental C3 update above; with floating-point
+probabilities (which sum to 1 only within 1e-9) the probabilities are
+normalised by their sum and rounding is kept from crossing the bounds
+(``U < L``) or moving them outside the children's range.  A fully expanded
+chance node whose children's bounds meet returns exactly expectimax's value.
 
 The extracted pseudocode prints the pruning test as ``beta < alpha + eps``;
 the paper's text ("prunes states whenever beta <= alpha + eps") and its claim
@@ -52,6 +52,7 @@ from ..errors import BoundsError, ParameterError
 from ..game import Game, Path, Player
 from ..trees import TreeGame
 from ._context import SearchContext, check_epsilon, first_best
+from .chance import ChanceBounds
 from .result import SearchResult
 
 __all__ = ["bab", "star1"]
@@ -181,15 +182,17 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, **options) -> SearchR
         player, children = ctx.begin(state, path)
         L, U = vmin, vmax                                  # line 3
         best_U, best_L = vmin, vmax                        # lines 4-5
-        sum_L = sum_U = 0                                  # CHANCE: C3 summed directly
+        if player is Player.CHANCE:                        # C3, see course.search.chance
+            chance = ChanceBounds([c[2] for c in children], vmin, vmax)
         # lines 6-10: the window (alpha, beta) was computed by the caller, see below
         if events is not None:
             ctx.emit("enter", path, player=player.value, alpha=alpha, beta=beta, lower=L, upper=U)
         last = len(children) - 1
         for k, (index, move, p) in enumerate(children):    # line 11
             if player is Player.CHANCE:                    # the child's window, lines 9-10 (C6)
-                child_alpha = max(vmin, (alpha - U) / p + vmax)
-                child_beta = min(vmax, (beta - L) / p + vmin)
+                q = chance.weight(k)
+                child_alpha = max(vmin, (alpha - U) / q + vmax)
+                child_beta = min(vmax, (beta - L) / q + vmin)
             else:                                          # lines 7-8 (C5)
                 child_alpha, child_beta = alpha, beta
             Lc, Uc = search(game.result(state, move), path + (index,), depth + 1,
@@ -203,10 +206,7 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, **options) -> SearchR
                 best_L = min(best_L, Lc)
                 U = min(U, Uc)
             else:                                          # lines 19-21 (C3)
-                L = L + p * (Lc - vmin)
-                U = U - p * (vmax - Uc)
-                sum_L += p * Lc
-                sum_U += p * Uc
+                L, U = chance.add(Lc, Uc)
             alpha = max(L, alpha)                          # line 22
             beta = min(U, beta)                            # line 23
             if events is not None:
@@ -222,8 +222,6 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, **options) -> SearchR
             U = best_U
         elif player is Player.MIN:                         # line 26
             L = best_L
-        else:  # fully expanded CHANCE: C3 with the probabilities summing to 1
-            L, U = sum_L, sum_U
         if events is not None:
             ctx.emit("exit", path, alpha=alpha, beta=beta, lower=L, upper=U)
         return L, U                                        # line 27

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..game import Game, Path, Player
 from ._context import SearchContext, first_best
+from .chance import ChanceBounds
 from .result import SearchResult
 
 __all__ = ["minimax", "expectimax"]
@@ -98,7 +99,8 @@ def expectimax(
 
     Takes the same parameters as :func:`minimax`; a CHANCE node's value is
     ``sum(p * value(child))``, accumulated in the order the children are
-    searched.
+    searched (with floating-point probabilities: normalised by their sum and
+    kept within the children's range, see :mod:`course.search.chance`).
 
     Examples
     --------
@@ -122,13 +124,15 @@ def _run(name, game, state, *, allow_chance, trace, **options) -> SearchResult:
         player, children = ctx.begin(state, path, allow_chance=allow_chance)
         if ctx.events is not None:
             ctx.emit("enter", path, player=player.value)
-        v = 0 if player is Player.CHANCE else None
+        v = None
+        if player is Player.CHANCE:
+            chance = ChanceBounds([c[2] for c in children], 0, 0)
         for index, move, p in children:
             child_value = value(game.result(state, move), path + (index,), depth + 1)
             if not path:
                 ctx.root_children.append((index, child_value, child_value))
             if player is Player.CHANCE:
-                v += p * child_value
+                v = chance.add(child_value, child_value)[0]
             elif v is None or (child_value > v if player is Player.MAX else child_value < v):
                 v = child_value
             if ctx.events is not None:

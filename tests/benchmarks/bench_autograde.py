@@ -1,37 +1,53 @@
-"""Benchmark: seconds per submission to autograde (run it, it is not a test).
+"""Benchmark: a synthetic class autograded in sandboxes (run it, it is not a test).
 
-Builds a throw-away course directory with ``--students`` copies of the
-solutions of every assignment (so every test cell, hidden tests included,
-runs to the end) and times ``course.grading.workflow.autograde`` on it.
+Builds a throw-away course directory with ``--students`` students, each handing in all five
+assignments, mixed like a real class: 60 % hand in the model solutions (every test cell,
+hidden tests included, runs to the end), 25 % the untouched release (every check fails
+early), 15 % a hostile notebook (the solutions plus a cell that tries to read the course,
+plant code, fork a daemon and hog memory).  Then it times ``course.grading.workflow.autograde``
+with ``--jobs`` parallel workers, and checks that every student got the expected score.
 
 Usage::
 
-    .venv/bin/python tests/benchmarks/bench_autograde.py [--students 3] [--assignment a2_alphabeta]
-
-Prints the wall-clock time per submission, over the whole run (the number
-for planning a class: it includes starting the grading process) and per
-submission as the grading report measures it.
+    .venv/bin/python tests/benchmarks/bench_autograde.py [--students 100] [--jobs 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+
+HOSTILE = (
+    "import os, glob, time\n"
+    "found = glob.glob('/**/gradebook.db', recursive=True) + glob.glob('/**/solutions', recursive=True)\n"
+    "for p in glob.glob('/**/course/grading/__init__.py', recursive=True):\n"
+    "    try:\n        open(p, 'a').write('# planted\\n')\n    except OSError:\n        pass\n"
+    "try:\n    hog = bytearray(2 * 1024 ** 3)\nexcept MemoryError:\n    pass\n"
+    "if os.fork() == 0:\n    os.setsid(); time.sleep(30); os._exit(0)\n"
+    "print(found)\n"
+)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--students", type=int, default=3)
-    parser.add_argument("--assignment", default=None, help="only this assignment")
+    parser.add_argument("--students", type=int, default=100)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
 
+    import nbformat
+    from nbgrader.api import Gradebook
+
     from course.grading import workflow
+    from test_grading_support import read_cells
 
     with tempfile.TemporaryDirectory(prefix="bench-autograde-") as tmp:
         root = Path(tmp)
@@ -39,28 +55,47 @@ def main(argv: list[str] | None = None) -> None:
         shutil.copytree(ROOT / "exercises", root / "exercises")
         shutil.copy(ROOT / "nbgrader_config.py", root)
         workflow.release(root, release_directory=root / "regenerated")   # fills the gradebook
-        for notebook in sorted((root / "solutions").glob("*/*.ipynb")):
-            if args.assignment and notebook.parent.name != args.assignment:
-                continue
-            for k in range(args.students):
-                target = root / "submitted" / f"student{k:03d}" / notebook.parent.name
+        expected = {}
+        kinds = {"honest": 0, "wrong": 0, "hostile": 0}
+        for k in range(args.students):
+            kind = "honest" if k % 20 < 12 else "wrong" if k % 20 < 17 else "hostile"
+            kinds[kind] += 1
+            for solution in sorted((root / "solutions").glob("*/*.ipynb")):
+                name = solution.parent.name
+                target = root / "submitted" / f"{kind}{k:03d}" / name
                 target.mkdir(parents=True)
-                shutil.copy(notebook, target)
+                points = sum(c.points for c in read_cells(solution) if c.kind == "test")
+                if kind == "wrong":
+                    shutil.copy(root / "exercises" / name / solution.name, target)
+                    expected[(target.parent.name, name)] = 0.0
+                    continue
+                nb = nbformat.read(solution, as_version=4)
+                if kind == "hostile":
+                    nb.cells.insert(3, nbformat.v4.new_code_cell(HOSTILE))
+                nbformat.write(nb, str(target / solution.name))
+                expected[(target.parent.name, name)] = points
         start = time.perf_counter()
-        records = workflow.autograde(root)
+        records = workflow.autograde(root, jobs=args.jobs)
         total = time.perf_counter() - start
+        layout = workflow.course_layout(root)
+        wrong = []
+        with Gradebook(layout.db_url, layout.course_id) as gb:
+            for (student, assignment), score in expected.items():
+                sub = gb.find_submission(assignment, student)
+                got = sum(g.auto_score or 0 for nb in sub.notebooks for g in nb.grades
+                          if g.cell_type == "code")
+                if got != score:
+                    wrong.append((student, assignment, got, score))
     per = [r.seconds for r in records]
     by_assignment: dict[str, list[float]] = {}
     for r in records:
         by_assignment.setdefault(r.assignment, []).append(r.seconds)
-    print(f"{len(records)} submissions autograded in {total:.1f} s: "
-          f"{total / len(records):.2f} s per submission overall, median {statistics.median(per):.2f} s "
-          f"per submission in the grading report")
+    print(f"{args.students} students ({kinds}), {len(records)} submissions, {args.jobs} jobs, "
+          f"{os.cpu_count()} cores: {total:.1f} s wall, {total / len(records):.2f} s per submission "
+          f"(median {statistics.median(per):.2f} s per submission in a worker)")
     for name, seconds in sorted(by_assignment.items()):
         print(f"  {name:<14} median {statistics.median(seconds):.2f} s")
-    failed = [r for r in records if r.status != "graded"]
-    if failed:
-        print(f"warning: {len(failed)} submissions were not graded cleanly: {failed[0].reason}")
+    print("every score as expected" if not wrong else f"UNEXPECTED SCORES: {wrong[:10]}")
 
 
 if __name__ == "__main__":

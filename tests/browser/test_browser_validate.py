@@ -63,15 +63,42 @@ def answer_cells(exercise: Path, shown: int) -> dict[str, int]:
             if c.metadata.get("nbgrader", {}).get("solution")}
 
 
+def validate_and_look(lab, screenshot: Path) -> tuple[str, str, list]:
+    """Like ``lab.validate()``, but before closing the dialog save a screenshot of it and measure
+    its ``<pre>`` blocks: ``(outcome, text, [(scrollWidth, clientWidth), ...])``."""
+    button = lab.page.locator(
+        ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-NotebookPanel-toolbar .validate-button")
+    button.locator("jp-button, button").first.click()
+    message = lab.page.locator(".jp-Dialog #validation-message")
+    message.wait_for(state="visible", timeout=120_000)
+    classes = (message.get_attribute("class") or "").split()
+    outcome = next((name.removeprefix("validation-") for name in classes
+                    if name.startswith("validation-")), "error")
+    text = message.inner_text()
+    widths = message.evaluate(
+        "m => Array.from(m.querySelectorAll('pre')).map(p => [p.scrollWidth, p.clientWidth])")
+    lab.page.locator(".jp-Dialog .jp-Dialog-content").screenshot(path=str(screenshot))
+    lab.page.locator(".jp-Dialog .jp-mod-accept").click()
+    lab.page.locator(".jp-Dialog").wait_for(state="detached")
+    return outcome, text, widths
+
+
 @pytest.mark.parametrize("exercise", exercise_pairs())
-def test_validate_fails_on_stub_and_passes_when_solved(lab, exercise):
+def test_validate_fails_on_stub_and_passes_when_solved(lab, exercise, tmp_path):
     answers = student_answers(REPO / "solutions" / Path(exercise).relative_to("exercises"))
     assert answers, f"no solution cells found for {exercise}"
 
     lab.open_from_file_browser(exercise)
-    outcome, text = lab.validate()
+    outcome, text, widths = validate_and_look(lab, tmp_path / "validate-dialog.png")
     assert outcome == "failed", f"the untouched {exercise} validated as {outcome!r}:\n{text}"
     assert "NotImplementedError" in text, f"the stub's failures do not name the stubs:\n{text}"
+    # what a student reads first for each failed test: one line naming the check, the case and
+    # what went wrong, no traceback through the grader, and nothing running off the right edge
+    flat = " ".join(text.split())
+    assert "SearchCrashed: " in flat and "your function raised NotImplementedError." in flat, text
+    assert "course/grading" not in text and "Traceback" not in text, text
+    for pre_width, shown_width in widths:
+        assert pre_width <= shown_width + 1, f"a block of the dialog is cut on the right:\n{text}"
 
     cells = answer_cells(REPO / exercise, len(lab.state()["cells"]))
     assert set(cells) == set(answers), \

@@ -1,0 +1,381 @@
+"""Sandboxed autograding: the student's code in a sandbox, every verdict in the grader.
+
+This replaces nbgrader's execute step during ``make autograde`` (the
+:class:`SandboxedGrade` preprocessor, set in ``nbgrader_config.py``).  For
+each submission:
+
+1. **The student's code runs in a sandbox** (:mod:`course.sandbox`): every code
+   cell of the notebook except the test cells, in order, the locked cells with
+   the instructor's source from the gradebook.  The sandbox has the standard
+   library only: no course package, no reference searches, no grader, no
+   files of the course, no network.  What each cell printed (or raised) becomes
+   its output in the graded notebook.
+2. **The tests run in the grader's process**, with the instructor's source of
+   each test cell from the gradebook (hidden tests included), in a namespace
+   built from the instructor's locked cells, in which every function the
+   student defined is a :class:`~course.sandbox.RemoteFunction`.  The
+   instrumented game, its record of calls, the reference search and the
+   comparison all live here, where the student's code cannot reach them.  A
+   test cell passes if its code raises nothing.
+3. **The verdict becomes the cell's output**: nothing (a pass; nbgrader gives
+   the points) or an error output with the check's message (no points).
+   Hidden tests run only after the visible ones passed, on cases derived from
+   the course's secret (:func:`course_secret`); their failures are reported
+   without their cases, sources or expected values.
+
+nbgrader then saves the grades as usual.  Nothing in the student's process
+takes part in a verdict: no name it defines can replace a check, no hook it
+installs runs in the grader, nothing it prints or raises is read as a result.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import hashlib
+import io
+import os
+import re
+import secrets
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from nbformat import NotebookNode
+from nbformat.v4 import new_output
+from traitlets import Bool, Float, Unicode
+
+from nbgrader.preprocessors.base import NbGraderPreprocessor
+
+from ..sandbox import StudentSession
+from ..sandbox.session import SessionError
+
+__all__ = ["SandboxedGrade", "HideHiddenTests", "split_hidden", "course_secret", "salted", "grade_notebook",
+           "GRADEBOOK_LOCK"]
+
+SECRET_FILE = ".grading-secret"
+SECRET_ENV = "COURSE_GRADING_SECRET"
+
+_HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*\n(.*?)^[ \t]*### END HIDDEN TESTS[ \t]*\n?",
+                     re.S | re.M)
+
+
+class _NoLock:
+    def acquire(self) -> None:
+        pass
+
+    def release(self) -> None:
+        pass
+
+
+GRADEBOOK_LOCK: Any = _NoLock()
+"""Held by a grading worker while nbgrader works on the gradebook; :class:`SandboxedGrade`
+releases it while the sandbox and the tests run, so parallel workers write one at a time."""
+
+
+UNAVAILABLE = "is not available while your notebook is graded"
+NOT_RUN_NOTE = ("(While grading, this cell stopped where it used one of the course's tools "
+                "(explain, the reference searches, the examples), which grading does not provide: "
+                "your functions are called by the tests directly. This does not cost points.)\n")
+
+
+def split_hidden(source: str) -> tuple[str, str]:
+    """``(visible, hidden)``: a test cell's code without and only inside its hidden blocks.
+
+    >>> split_hidden("check(f, a)\\n### BEGIN HIDDEN TESTS\\ncheck(f, b)\\n### END HIDDEN TESTS\\n")
+    ('check(f, a)\\n', 'check(f, b)\\n')
+    """
+    hidden = "".join(m.group(1) for m in _HIDDEN.finditer(source))
+    return _HIDDEN.sub("", source), hidden
+
+
+def course_secret(root: str | os.PathLike, *, create: bool = False) -> str | None:
+    """The course's grading secret: ``$COURSE_GRADING_SECRET`` or ``<root>/.grading-secret``.
+
+    It derives the hidden tests' cases, so that the seeds published in
+    ``solutions/`` do not reveal them.  ``create=True`` writes a new random one
+    (readable by the instructor only) if there is none.  Keep it out of the
+    repository and out of the students' reach.
+    """
+    value = os.environ.get(SECRET_ENV)
+    if value:
+        return value
+    path = Path(root) / SECRET_FILE
+    if path.is_file():
+        return path.read_text(encoding="utf-8").strip() or None
+    if not create:
+        return None
+    value = secrets.token_hex(16)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(value + "\n")
+    return value
+
+
+def salted(builder: Callable, secret: str) -> Callable:
+    """``builder`` with its seed (first argument or ``seed=``) replaced by one derived from ``secret``.
+
+    >>> from course.grading import exercise_cases
+    >>> a = salted(exercise_cases, "s1")(101, 1)[0].game.root
+    >>> b = salted(exercise_cases, "s2")(101, 1)[0].game.root
+    >>> a == exercise_cases(101, 1)[0].game.root, a == b
+    (False, False)
+    """
+    def derive(seed: Any) -> Any:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            return seed
+        digest = hashlib.sha256(f"{secret}:{builder.__name__}:{seed}".encode()).digest()
+        return int.from_bytes(digest[:6], "big")
+
+    def build(*args: Any, **kwargs: Any) -> Any:
+        if args:
+            args = (derive(args[0]),) + args[1:]
+        elif "seed" in kwargs:
+            kwargs["seed"] = derive(kwargs["seed"])
+        return builder(*args, **kwargs)
+
+    build.__name__ = builder.__name__
+    build.__doc__ = builder.__doc__
+    return build
+
+
+#: Case builders whose seeds the hidden tests take from the course secret.
+SALTED_BUILDERS = ("exercise_cases", "exercise_tree", "tictactoe_cases")
+
+#: Case builders whose results are kept for the next submissions graded by the same worker
+#: (every student is checked on the same cases; the reference results are kept with them).
+MEMOISED_BUILDERS = ("exercise_cases", "textbook_cases", "tictactoe_cases", "pig_cases",
+                     "chance_note_game")
+_BUILT: dict[tuple, Any] = {}
+
+
+def _memoised(builder: Callable) -> Callable:
+    def build(*args: Any, **kwargs: Any) -> Any:
+        try:
+            key = (getattr(builder, "__module__", ""), builder.__name__, args,
+                   tuple(sorted(kwargs.items())))
+            hash(key)
+        except TypeError:
+            return builder(*args, **kwargs)
+        if key not in _BUILT:
+            if len(_BUILT) > 2000:
+                _BUILT.clear()
+            _BUILT[key] = builder(*args, **kwargs)
+        value = _BUILT[key]
+        return list(value) if isinstance(value, list) else value
+
+    build.__name__ = builder.__name__
+    return build
+
+
+_FAILURE_WORDS = {
+    "WrongLeaves": "the leaves it evaluated differ from the reference search's",
+    "WrongExpansions": "the nodes it expanded differ from the reference search's",
+    "WrongValue": "the value it returned is wrong",
+    "WrongBounds": "the bounds it returned are wrong",
+    "WrongMove": "the move it returned is wrong",
+    "WrongReturnType": "it returned something of the wrong kind",
+    "SearchCrashed": "it raised an exception",
+    "SearchTimeout": "it took too long",
+    "ReferenceSearchUsed": "it used the course's reference search",
+    "InstrumentationTampered": "it changed the game it was given",
+    "CheckFailed": "a check of the result failed",
+}
+
+
+def _hidden_message(exc: BaseException) -> str:
+    what = _FAILURE_WORDS.get(type(exc).__name__, "it failed")
+    return (f"Your code passes the visible tests of this cell but fails hidden tests: on a case "
+            f"you have not seen, {what}. The hidden cases are like the visible ones; check that "
+            "your code follows every rule of the assignment, not just the visible examples.")
+
+
+def _first_line(text: str) -> str:
+    return next((line for line in str(text).splitlines() if line.strip()), "")
+
+
+def _error_output(ename: str, message: str) -> NotebookNode:
+    lines = str(message).splitlines() or [""]
+    return new_output("error", ename=ename, evalue=_first_line(message)[:500],
+                      traceback=[f"{ename}: {lines[0]}"] + lines[1:])
+
+
+def _run_code(code: str, namespace: dict, filename: str) -> tuple[str, BaseException | None]:
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            exec(compile(code, filename, "exec"), namespace)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a failed test (or a broken test cell)
+        return out.getvalue(), exc
+    return out.getvalue(), None
+
+
+def _is_magic_free(source: str) -> str:
+    return "\n".join(("pass  # " + line) if line.lstrip().startswith(("%", "!")) else line
+                     for line in source.splitlines())
+
+
+def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = True,
+                   cell_timeout: float = 60.0, log: Any = None) -> list[dict]:
+    """Grade one notebook's cells; the outputs each code cell gets.
+
+    Parameters
+    ----------
+    cells : list of dict
+        In notebook order: ``{"kind": "test" | "locked" | "student", "source":
+        ..., "trusted_source": ...}``; ``trusted_source`` (the instructor's) is
+        used for test and locked cells.
+    secret : str or None
+        The course secret for hidden cases (None: hidden tests use their seeds).
+
+    Returns
+    -------
+    list of dict
+        For each cell: ``{"outputs": [...], "passed": bool | None, "hidden_failed": bool}``.
+    """
+    results: list[dict] = [{"outputs": [], "passed": None, "hidden_failed": False} for _ in cells]
+    to_sandbox = [(i, c["trusted_source"] if c["kind"] == "locked" else c["source"])
+                  for i, c in enumerate(cells) if c["kind"] != "test"]
+    session = StudentSession(sandbox=sandbox, cell_timeout=cell_timeout)
+    try:
+        try:
+            ran = session.load([source for _, source in to_sandbox])
+        except SessionError as exc:
+            ran = []
+            session.names = []
+            if log:
+                log(f"the student's code could not be run: {exc}")
+        for (i, _), result in zip(to_sandbox, ran):
+            outputs = []
+            if result.stdout:
+                outputs.append(new_output("stream", name="stdout", text=result.stdout))
+            if result.error is not None and UNAVAILABLE in str(result.error.get("message")):
+                outputs.append(new_output("stream", name="stdout", text=NOT_RUN_NOTE))
+            elif result.error is not None:
+                trace = result.error.get("traceback") or result.error.get("message", "")
+                outputs.append(new_output("error", ename=result.error.get("type", "Error"),
+                                          evalue=result.error.get("message", "")[:500],
+                                          traceback=str(trace).splitlines()))
+            results[i]["outputs"] = outputs
+
+        # The grader's namespace: the instructor's locked cells, then the student's functions.
+        namespace: dict[str, Any] = {"__name__": "__grader__"}
+        for i, cell in enumerate(cells):
+            if cell["kind"] == "locked":
+                _run_code(_is_magic_free(cell["trusted_source"]), namespace, f"<locked cell {i + 1}>")
+        for name in session.names:
+            # only the student's own functions: a name the instructor's cells define (the checks,
+            # the case builders) or a built-in is never replaced by the student's
+            if name not in namespace and not hasattr(builtins, name):
+                namespace[name] = session.function(name)
+        hidden_namespace = dict(namespace)
+        if secret:
+            for name in SALTED_BUILDERS:
+                if callable(hidden_namespace.get(name)):
+                    hidden_namespace[name] = salted(hidden_namespace[name], secret)
+        for space in (namespace, hidden_namespace):
+            for name in MEMOISED_BUILDERS:
+                if callable(space.get(name)) and name not in session.names:
+                    space[name] = _memoised(space[name])
+
+        for i, cell in enumerate(cells):
+            if cell["kind"] != "test":
+                continue
+            visible, hidden = split_hidden(cell["trusted_source"])
+            printed, exc = _run_code(_is_magic_free(visible), namespace, f"<test cell {i + 1}>")
+            outputs = [new_output("stream", name="stdout", text=printed)] if printed else []
+            if exc is not None:
+                outputs.append(_error_output(type(exc).__name__, _message(exc)))
+                results[i].update(outputs=outputs, passed=False)
+                continue
+            if hidden.strip():
+                hidden_namespace.update({k: v for k, v in namespace.items()
+                                         if k not in hidden_namespace})
+                _, exc = _run_code(_is_magic_free(hidden), hidden_namespace, f"<hidden tests {i + 1}>")
+                if exc is not None:
+                    outputs.append(_error_output(type(exc).__name__, _hidden_message(exc)))
+                    results[i].update(outputs=outputs, passed=False, hidden_failed=True)
+                    continue
+            results[i].update(outputs=outputs, passed=True)
+    finally:
+        session.close()
+    return results
+
+
+def _message(exc: BaseException) -> str:
+    from .failures import GradingFailure
+
+    if isinstance(exc, GradingFailure):
+        return str(exc)
+    if isinstance(exc, NameError):
+        return (f"{exc}. Define this function in your notebook (its cell must run without "
+                "errors) before the tests.")
+    lines = traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).strip()
+
+
+class HideHiddenTests(NbGraderPreprocessor):
+    """nbgrader feedback preprocessor: test cells lose their hidden tests (source and all)."""
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int):
+        if cell.cell_type == "code" and "### BEGIN HIDDEN TESTS" in cell.source:
+            visible, _ = split_hidden(cell.source)
+            cell.source = visible.rstrip("\n") + "\n# (hidden tests run here: not shown)"
+        return cell, resources
+
+
+class SandboxedGrade(NbGraderPreprocessor):
+    """nbgrader preprocessor: grade a notebook with :func:`grade_notebook` (see the module)."""
+
+    sandbox = Bool(True, help="Run the student's code in a bubblewrap sandbox. False isolates "
+                              "nothing: only for machines without bubblewrap.").tag(config=True)
+    cell_timeout = Float(60.0, help="Seconds each of the student's cells may run.").tag(config=True)
+    secret_root = Unicode("", help="Folder holding .grading-secret (default: the course "
+                                   "directory).").tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        from nbgrader.api import Gradebook, MissingEntry
+
+        info = resources["nbgrader"]
+        sources: dict[str, Any] = {}
+        tests: set[str] = set()
+        with Gradebook(info["db_url"], info.get("course_id", "default_course")) as gb:
+            notebook = gb.find_notebook(info["notebook"], info["assignment"])
+            for cell in notebook.source_cells:
+                sources[cell.name] = (cell.source, bool(cell.locked), cell.cell_type)
+            for cell in notebook.grade_cells:
+                if cell.cell_type == "code":
+                    tests.add(cell.name)
+            for cell in notebook.solution_cells:
+                tests.discard(cell.name)
+        cells, where = [], []
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            trusted = sources.get(grade_id)
+            if grade_id in tests and trusted is not None:
+                kind = "test"
+            elif trusted is not None and trusted[1] and trusted[2] == "code":
+                kind = "locked"
+            else:
+                kind = "student"
+            cells.append({"kind": kind, "source": cell.source,
+                          "trusted_source": trusted[0] if trusted is not None else cell.source})
+            where.append(index)
+        root = self.secret_root or os.path.dirname(os.path.abspath(info["db_url"].replace("sqlite:///", "")))
+        secret = course_secret(root)
+        GRADEBOOK_LOCK.release()
+        try:
+            results = grade_notebook(cells, secret=secret, sandbox=self.sandbox,
+                                     cell_timeout=self.cell_timeout, log=self.log.warning)
+        finally:
+            GRADEBOOK_LOCK.acquire()
+        for index, result in zip(where, results):
+            nb.cells[index].outputs = result["outputs"]
+            nb.cells[index].execution_count = None
+        resources.setdefault("course_grading", {})["results"] = results
+        return nb, resources

@@ -1,0 +1,527 @@
+"""Flag submissions whose code is a near-copy of the reference searches or of another student's.
+
+For the instructor's audit only: a finding is a pair of texts to look at side
+by side, never evidence and never a change of score.
+
+The comparison is `copydetect <https://github.com/blingenf/copydetect>`_'s,
+the winnowing of MOSS (Schleimer, Wilkerson & Aiken 2003) over pygments
+tokens: names become ``V``/``F``, strings ``S``, comments and layout vanish,
+and two texts are compared by the hashed k-grams of what is left.  Renaming
+variables, rewording comments and reformatting therefore change nothing.
+
+* :func:`student_code` -- the code of a notebook's answer cells, without the
+  release's stub lines and without comments;
+* :func:`reference_code` -- the reference searches (``course/search``) and the
+  model answers of ``solutions/``;
+* :func:`find_copies` -- compare submissions with each other and with the
+  references, per assignment; returns :class:`Finding` objects;
+* :func:`audit_copies` -- the same for ``submitted/<student>/<assignment>/``.
+
+Code that every student is given (the function header and docstring of the
+release's answer cells, a constant such as ``LINES``) is *boilerplate*: its
+k-grams are discarded before comparing, as MOSS's ``-b`` option does, so that
+two untouched stubs, or two honest answers sharing the given header, do not
+look alike.  Code shorter than ``min_tokens`` tokens (a one-line formula that
+every correct answer writes the same way) is not compared at all.
+
+**The threshold.**  The similarity of a pair is the fraction of one side's
+fingerprinted tokens that lie in k-grams also found in the other (k = 25
+characters of copydetect's filtered text, about 8-10 tokens, its default):
+for two students the larger of the two fractions, for a student and a
+reference the student's.  Measured on independent honest answers written for
+the purpose (kept in ``tests/test_similarity.py``):
+
+==========================================================  ===========
+pair                                                        similarity
+==========================================================  ===========
+minimax: recursive / iterative (explicit stack)             0.00
+minimax: recursive / AIMA max_value-min_value helpers       0.00
+minimax: recursive / negamax, recursive / running best      0.00, 0.36
+alpha-beta: one inner function / AIMA helpers               0.31
+alpha-beta: AIMA helpers / AIMA helpers (other student)     0.51
+alpha-beta: one inner function / negamax, / class + loop    0.19, 0.20
+alpha-beta honest answers / the model answer of a2          0.09-0.62
+minimax honest answers / the model answers                  0.00-0.37
+the model answer, renamed, recommented, reformatted         0.94-1.00
+a student's answer, renamed, recommented, reformatted       1.00
+``alphabeta.py``'s search pasted, renamed, uncommented      0.90
+==========================================================  ===========
+
+The highest honest figure, 0.62, is an answer following the textbook's
+MAX-VALUE/MIN-VALUE pseudocode, which the model answer follows too; the
+default threshold, 0.7, sits between it and the copies.  Limits: code
+rewritten line by line (every name *and* every expression changed, the
+reference's helpers replaced by others) is not found -- ``alphabeta.py``'s
+search adapted to the notebook's ``game`` API scores 0.41 -- and two students
+who both transcribe the textbook can approach the threshold.  A finding is a
+reason to look, nothing more.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import logging
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "Finding",
+    "student_code",
+    "reference_code",
+    "find_copies",
+    "audit_copies",
+    "DEFAULT_THRESHOLD",
+    "DEFAULT_MIN_TOKENS",
+    "REFERENCE_SEARCHES",
+]
+
+log = logging.getLogger(__name__)
+
+#: Report pairs at least this similar (see the module notes for how it was chosen).
+DEFAULT_THRESHOLD = 0.7
+#: Code with fewer pygments tokens (names, keywords, operators, literals) is not compared.
+DEFAULT_MIN_TOKENS = 40
+#: copydetect's k-gram length, in characters of its filtered token text (its default noise threshold).
+NOISE_K = 25
+#: The reference searches, relative to the ``course`` package's parent folder.
+REFERENCE_SEARCHES = ("course/search/minimax.py", "course/search/alphabeta.py", "course/search/bab.py")
+
+_BEGIN = "### BEGIN SOLUTION"
+_END = "### END SOLUTION"
+_STUB_LINE = re.compile(r"^\s*(###\s*(BEGIN|END)\s+SOLUTION|raise\s+NotImplementedError(\(\s*\))?)\s*$")
+_MAGIC_LINE = re.compile(r"^\s*[%!]")
+_SOLUTION_REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*\n.*?^[ \t]*### END SOLUTION[ \t]*$",
+                              re.MULTILINE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One pair of codes that look alike, for the instructor to review.
+
+    Attributes
+    ----------
+    who : str
+        The student whose code was compared.
+    other : str
+        The other student, or the reference (a path such as
+        ``course/search/alphabeta.py``).
+    similarity : float
+        In [0, 1]: the fraction of code found in the other text (see
+        :func:`find_copies`).
+    kind : {"student", "reference"}
+        What ``other`` is.
+    line : str
+        One line saying all of the above, for a console or a report.
+    """
+
+    who: str
+    other: str
+    similarity: float
+    kind: Literal["student", "reference"]
+    line: str
+
+    def __str__(self) -> str:
+        return self.line
+
+
+# --------------------------------------------------------------------------- reading code
+
+
+def _source(cell: Mapping[str, Any]) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _answer_cells(notebook_path: str | os.PathLike) -> list[str]:
+    """Sources of the code cells whose nbgrader metadata says ``"solution": true``."""
+    with open(notebook_path, encoding="utf-8") as f:
+        notebook = json.load(f)
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise ValueError(f"{notebook_path} is not a notebook (no list of cells)")
+    sources = []
+    for cell in notebook["cells"]:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        metadata = cell.get("metadata")
+        nbgrader = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+        if isinstance(nbgrader, dict) and nbgrader.get("solution") is True:
+            sources.append(_source(cell))
+    return sources
+
+
+def _strip_comments(code: str) -> str:
+    """``code`` without comments (and without lines that only held a comment)."""
+    import tokenize
+
+    lines = code.splitlines(keepends=True)
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        # Not valid Python (an unfinished answer): drop whole-line comments only.
+        return "".join(line for line in lines if not line.lstrip().startswith("#"))
+    for tok in reversed(tokens):  # from the end, so earlier positions stay valid
+        if tok.type == tokenize.COMMENT:
+            row, col = tok.start
+            lines[row - 1] = lines[row - 1][:col].rstrip() + "\n"
+    return "".join(line for line in lines if line.strip())
+
+
+def _clean(code: str) -> str:
+    kept = [line for line in code.splitlines() if not _STUB_LINE.match(line) and not _MAGIC_LINE.match(line)]
+    return _strip_comments("\n".join(kept) + "\n").strip("\n")
+
+
+def student_code(notebook_path: str | os.PathLike) -> str:
+    """The code a student wrote in a notebook's answer cells, ready to compare.
+
+    Only code cells whose nbgrader metadata has ``"solution": true`` count.
+    The release's stub lines (``### BEGIN SOLUTION``, ``### END SOLUTION``,
+    ``raise NotImplementedError()``), IPython magics and shell lines, and all
+    comments (``# YOUR CODE HERE`` among them) are removed, so untouched
+    stubs do not match each other on them.
+
+    Parameters
+    ----------
+    notebook_path : str or os.PathLike
+        A submitted ``.ipynb`` file.
+
+    Returns
+    -------
+    str
+        The answer cells' code, one cell after the other, separated by a blank
+        line (empty if there is none).
+
+    Raises
+    ------
+    OSError
+        If the file cannot be read.
+    ValueError
+        If it is not JSON, or not a notebook (:func:`audit_copies` skips such
+        files with a note).
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> cell = {"cell_type": "code", "metadata": {"nbgrader": {"solution": True}},
+    ...         "source": ["def f(x):\\n", "    # YOUR CODE HERE\\n",
+    ...                    "    return x + 1  # add one\\n", "    raise NotImplementedError()\\n"]}
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.ipynb"
+    >>> _ = path.write_text(json.dumps({"cells": [cell]}))
+    >>> print(student_code(path))
+    def f(x):
+        return x + 1
+    """
+    cells = (_clean(source) for source in _answer_cells(notebook_path))
+    return "\n\n".join(code for code in cells if code)
+
+
+def _solution_regions(code: str) -> str:
+    """The lines between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` (all regions)."""
+    parts, inside = [], False
+    for line in code.splitlines():
+        marker = line.strip()
+        if marker == _BEGIN:
+            inside = True
+        elif marker == _END:
+            inside = False
+        elif inside:
+            parts.append(line)
+    return "\n".join(parts)
+
+
+def _default_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def reference_code(root: str | os.PathLike | None = None) -> dict[str, str]:
+    """The reference texts a submission may have been copied from.
+
+    Parameters
+    ----------
+    root : str or os.PathLike, optional
+        The course directory holding ``solutions/`` (default: the folder above
+        the installed ``course`` package, i.e. this repository).
+
+    Returns
+    -------
+    dict[str, str]
+        ``{name: code}``: the reference searches ``course/search/minimax.py``,
+        ``alphabeta.py`` and ``bab.py`` (from the installed package), and for
+        each ``solutions/<assignment>/<notebook>.ipynb`` the code between
+        ``### BEGIN SOLUTION`` and ``### END SOLUTION`` of its answer cells.
+        Names are paths relative to ``root`` (to the package's parent for the
+        searches), with ``/`` separators.  Missing or unreadable files are
+        left out.
+
+    Examples
+    --------
+    >>> refs = reference_code()
+    >>> sorted(refs)[:3]
+    ['course/search/alphabeta.py', 'course/search/bab.py', 'course/search/minimax.py']
+    >>> "def alphabeta(" in refs["course/search/alphabeta.py"]
+    True
+    >>> "v >= beta" in refs["solutions/a2_alphabeta/alphabeta.ipynb"]
+    True
+    """
+    package_parent = _default_root()
+    root = Path(root) if root is not None else package_parent
+    references: dict[str, str] = {}
+    for name in REFERENCE_SEARCHES:
+        try:
+            references[name] = (package_parent / name).read_text(encoding="utf-8")
+        except OSError as error:  # pragma: no cover - the package always has them
+            log.warning("reference %s not read: %s", name, error)
+    for path in sorted((root / "solutions").glob("*/*.ipynb")):
+        name = path.relative_to(root).as_posix()
+        try:
+            answers = [_solution_regions(source) for source in _answer_cells(path)]
+        except (OSError, ValueError) as error:
+            log.warning("reference %s not read: %s", name, error)
+            continue
+        code = "\n\n".join(a for a in answers if a.strip())
+        if code:
+            references[name] = code
+    return references
+
+
+def _release_stubs(root: Path, assignment: str) -> list[str]:
+    """What every student of ``assignment`` is given in the answer cells: the source's
+    answer cells with their solution regions cut out (what ``nbgrader generate_assignment``
+    keeps), falling back on the released notebooks' answer cells."""
+    stubs: list[str] = []
+    for folder, cut in ((root / "solutions" / assignment, True), (root / "exercises" / assignment, False)):
+        for path in sorted(folder.glob("*.ipynb")):
+            try:
+                sources = _answer_cells(path)
+            except (OSError, ValueError):
+                continue
+            given = [_SOLUTION_REGION.sub("", s) if cut else s for s in sources]
+            # Each cell, and the notebook's cells joined as student_code joins them.
+            stubs.extend(given)
+            stubs.append("\n\n".join(code for code in map(_clean, given) if code))
+        if stubs:
+            break
+    return stubs
+
+
+# --------------------------------------------------------------------------- comparing
+
+
+def _token_count(code: str) -> int:
+    """Pygments tokens other than layout and comments."""
+    from pygments import token
+    from pygments.lexers import PythonLexer
+
+    return sum(1 for kind, text in PythonLexer().get_tokens(code)
+               if text.strip() and kind not in token.Text and kind not in token.Comment)
+
+
+def _fingerprint(code: str, boilerplate: Any = None) -> Any:
+    from copydetect import CodeFingerprint
+
+    return CodeFingerprint("answer.py", NOISE_K, 1, boilerplate=boilerplate,
+                           language="python", fp=io.StringIO(code))
+
+
+def _overlap(a: Any, b: Any) -> tuple[float, float]:
+    """The fractions of ``a``'s and of ``b``'s fingerprinted tokens found in the other."""
+    from copydetect import compare_files
+
+    if not a.hashes or not b.hashes:
+        return 0.0, 0.0
+    _, (sim_a, sim_b), _ = compare_files(a, b)
+    return min(1.0, float(sim_a)), min(1.0, float(sim_b))
+
+
+def find_copies(
+    submissions: Mapping[str, str],
+    references: Mapping[str, str],
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    min_tokens: int = DEFAULT_MIN_TOKENS,
+    boilerplate: Iterable[str] = (),
+) -> list[Finding]:
+    """Pairs of near-identical code among one assignment's submissions and the references.
+
+    Every pair of students is compared, and every student with every
+    reference.  The similarity of two students is the larger of the two
+    fractions "tokens of one found in k-grams of the other" (a copy padded
+    with extra code is still found); that of a student and a reference is the
+    fraction of the *student's* code found in the reference (a reference file
+    is much longer than an answer cell).  Renamed names, new comments and new
+    layout do not lower it.
+
+    Parameters
+    ----------
+    submissions : Mapping[str, str]
+        ``{student: code}`` for one assignment (e.g. from :func:`student_code`).
+    references : Mapping[str, str]
+        ``{name: code}`` (e.g. :func:`reference_code`).
+    threshold : float
+        Report pairs whose similarity is at least this (0 to 1).
+    min_tokens : int
+        Code with fewer pygments tokens than this, not counting the lines
+        it shares with the boilerplate, is too trivial to compare and is
+        skipped (an untouched stub, a one-line formula).
+    boilerplate : Iterable[str]
+        Code every student is given (the release's answer-cell stubs): its
+        k-grams are ignored, in submissions and references alike.
+
+    Returns
+    -------
+    list[Finding]
+        Most similar first (ties by kind, student, other).  Empty if nothing
+        reaches the threshold.
+
+    Examples
+    --------
+    >>> honest = '''
+    ... def minimax_value(game, state):
+    ...     if game.is_terminal(state):
+    ...         return game.utility(state)
+    ...     values = [minimax_value(game, game.result(state, m)) for m in game.moves(state)]
+    ...     if game.turn(state) is Player.MAX:
+    ...         return max(values)
+    ...     return min(values)
+    ... '''
+    >>> renamed = '''
+    ... def minimax_value(g, s):
+    ...     # a base case first
+    ...     if g.is_terminal(s): return g.utility(s)
+    ...     vals = [minimax_value(g, g.result(s, mv))
+    ...             for mv in g.moves(s)]
+    ...     if g.turn(s) is Player.MAX: return max(vals)
+    ...     return min(vals)
+    ... '''
+    >>> [f.line for f in find_copies({"ann": honest, "bob": renamed}, {})]
+    ["ann ~ bob: 100% of ann's answer code is also in student bob's"]
+    >>> find_copies({"ann": honest, "bob": "def minimax_value(game, state):\\n    pass"}, {})
+    []
+    """
+    if not 0 <= threshold <= 1:
+        raise ValueError(f"threshold must be between 0 and 1, not {threshold!r}")
+    stubs = [code for code in boilerplate if code and code.strip()]
+    given_lines = {line.strip() for code in stubs for line in _clean(code).splitlines() if line.strip()}
+    boilerplate_hashes = None
+    if stubs:
+        import numpy as np
+
+        # As given, and as student_code leaves it (stub lines and comments gone).
+        hashes = set().union(*(_fingerprint(text).hashes for code in stubs for text in (code, _clean(code))))
+        boilerplate_hashes = np.unique(np.array(sorted(hashes))) if hashes else None
+
+    def prints(texts: Mapping[str, str]) -> dict[str, Any]:
+        kept = {}
+        for name, code in texts.items():
+            own = "\n".join(line for line in code.splitlines() if line.strip() not in given_lines)
+            if _token_count(own) < min_tokens:
+                continue
+            fingerprint = _fingerprint(code, boilerplate_hashes)
+            if fingerprint.hashes:
+                kept[name] = fingerprint
+        return kept
+
+    students = prints(submissions)
+    refs = prints(references)
+    findings: list[Finding] = []
+    for a, b in itertools.combinations(sorted(students), 2):
+        sim_a, sim_b = _overlap(students[a], students[b])
+        similarity = max(sim_a, sim_b)
+        if similarity >= threshold:
+            copied, source = (a, b) if sim_a >= sim_b else (b, a)
+            findings.append(Finding(a, b, similarity, "student",
+                                    f"{a} ~ {b}: {similarity:.0%} of {copied}'s answer code "
+                                    f"is also in student {source}'s"))
+    for who in sorted(students):
+        for name in sorted(refs):
+            similarity, _ = _overlap(students[who], refs[name])
+            if similarity >= threshold:
+                findings.append(Finding(who, name, similarity, "reference",
+                                        f"{who} ~ {name}: {similarity:.0%} of {who}'s answer code "
+                                        f"is also in reference {name}"))
+    findings.sort(key=lambda f: (-f.similarity, f.kind, f.who, f.other))
+    return findings
+
+
+def audit_copies(
+    root: str | os.PathLike,
+    submitted_dir: str | os.PathLike,
+    assignment: str,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    min_tokens: int = DEFAULT_MIN_TOKENS,
+    notes: list[str] | None = None,
+) -> list[Finding]:
+    """Near-copies among the submissions of one assignment, and of the references.
+
+    Reads ``<submitted_dir>/<student>/<assignment>/*.ipynb`` (the answer cells
+    of all of a student's notebooks together), and compares every pair of
+    students and every student with :func:`reference_code` of ``root``, the
+    release's answer-cell stubs being boilerplate (see :func:`find_copies`).
+    It never raises on a submission: a notebook that cannot be read is
+    skipped, with a note.
+
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The course directory (holding ``solutions/``).
+    submitted_dir : str or os.PathLike
+        The submissions folder, relative to ``root`` unless absolute
+        (nbgrader's ``submitted``).
+    assignment : str
+        E.g. ``"a2_alphabeta"``.
+    threshold, min_tokens
+        As for :func:`find_copies`.
+    notes : list of str, optional
+        Receives one line per notebook skipped (they are also logged as
+        warnings).
+
+    Returns
+    -------
+    list[Finding]
+        As :func:`find_copies`: most similar first.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> audit_copies(_default_root(), tempfile.mkdtemp(), "a2_alphabeta")
+    []
+    """
+    root = Path(root)
+    submitted = Path(submitted_dir)
+    if not submitted.is_absolute():
+        submitted = root / submitted
+
+    def note(text: str) -> None:
+        log.warning("%s", text)
+        if notes is not None:
+            notes.append(text)
+
+    submissions: dict[str, str] = {}
+    try:
+        student_dirs = sorted(p for p in submitted.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError:
+        student_dirs = []
+    for student_dir in student_dirs:
+        codes = []
+        for path in sorted((student_dir / assignment).glob("*.ipynb")):
+            try:
+                codes.append(student_code(path))
+            except (OSError, ValueError, UnicodeDecodeError, RecursionError) as error:
+                note(f"copies: skipped {path.relative_to(submitted).as_posix()} "
+                     f"(cannot be read: {type(error).__name__}: {error})")
+        code = "\n\n".join(c for c in codes if c)
+        if code:
+            submissions[student_dir.name] = code
+    try:
+        return find_copies(submissions, reference_code(root), threshold=threshold, min_tokens=min_tokens,
+                           boilerplate=_release_stubs(root, assignment))
+    except Exception as error:  # never stop the grading report on the audit
+        note(f"copies: comparison of {assignment} failed ({type(error).__name__}: {error})")
+        return []

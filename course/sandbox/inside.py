@@ -1,0 +1,472 @@
+"""The program that runs a student's code INSIDE the sandbox (untrusted side).
+
+This file is the only part of the course that exists inside the sandbox: it is
+bound read-only into it and run as ``python -I -S inside.py``, with Python's
+standard library and nothing else (no site-packages, no ``course`` package, no
+reference searches, no grader).  It imports the standard library only.
+
+It speaks a line protocol with the grader (:mod:`course.sandbox.session`) over
+its standard input and a private copy of its standard output; the student's
+prints are captured per cell and per call, never mixed with the protocol.
+Every message is one JSON object per line (see :func:`encode`).  Nothing the
+grader receives from here is trusted: the grader only decodes plain data
+(numbers, strings, tuples, lists, fractions, players and handles it issued).
+
+Messages from the grader, and the answers::
+
+    {"op": "cell", "source": ..., "timeout": s}
+        -> {"op": "ran", "stdout": ..., "error": null or {"type", "message", "traceback"}}
+    {"op": "names"}
+        -> {"op": "names", "names": [the callables the cells defined]}
+    {"op": "call", "name": "minimax_value", "args": [...], "timeout": s}
+        -> any number of {"op": "game"/"callback", ...} requests, each answered by the
+           grader with {"op": "reply", "value": ...} or {"op": "raise", "type", "message"}
+        -> {"op": "return", "value": ..., "stdout": ...}
+           or {"op": "error", "type": ..., "message": ..., "traceback": ..., "stdout": ...}
+
+Inside, ``course`` is a small stand-in module: ``course.Player`` works as in
+the course (``game.turn(state) is Player.MAX``), and any other name of the
+course (``course.search.minimax``, ``course.grading.explain``, ...) is a
+placeholder that raises when used: the reference searches are not available
+while a notebook is graded.
+"""
+
+from __future__ import annotations
+
+import enum
+import io
+import json
+import os
+import signal
+import sys
+import traceback
+import types
+from fractions import Fraction
+
+OUTPUT_LIMIT = 20_000
+RECURSION_LIMIT = 5_000
+MESSAGE_LIMIT = 8 * 1024 * 1024
+
+
+# ---------------------------------------------------------------------------
+# the encoding shared with the grader (plain JSON with a few tagged objects)
+# ---------------------------------------------------------------------------
+class Player(enum.Enum):
+    """Whose turn it is (the course's ``Player``)."""
+
+    MAX = "max"
+    MIN = "min"
+    CHANCE = "chance"
+
+
+def encode(value, handle=None):
+    """``value`` as JSON-ready data; objects that are not plain data go through ``handle``."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, Fraction):
+        return {"$f": [value.numerator, value.denominator]}
+    if isinstance(value, enum.Enum) and type(value).__name__ == "Player":
+        return {"$p": value.value}
+    if isinstance(value, tuple):
+        return {"$t": [encode(v, handle) for v in value]}
+    if isinstance(value, list):
+        return [encode(v, handle) for v in value]
+    if isinstance(value, dict):
+        return {"$d": [[encode(k, handle), encode(v, handle)] for k, v in value.items()]}
+    if handle is not None:
+        return handle(value)
+    raise TypeError(f"cannot send a {type(value).__name__}")
+
+
+def decode(data, resolve=None, depth=0):
+    """The value ``data`` encodes; tagged handles go through ``resolve``."""
+    if depth > 200:
+        raise ValueError("data nested too deeply")
+    if data is None or isinstance(data, (bool, int, float, str)):
+        return data
+    if isinstance(data, list):
+        return [decode(v, resolve, depth + 1) for v in data]
+    if isinstance(data, dict) and len(data) >= 1:
+        if "$f" in data:
+            n, d = data["$f"]
+            if not (isinstance(n, int) and isinstance(d, int)) or d == 0:
+                raise ValueError("bad fraction")
+            return Fraction(n, d)
+        if "$t" in data:
+            return tuple(decode(v, resolve, depth + 1) for v in data["$t"])
+        if "$d" in data:
+            return {decode(k, resolve, depth + 1): decode(v, resolve, depth + 1) for k, v in data["$d"]}
+        if "$p" in data:
+            return data["$p"] if resolve is None else resolve({"$p": data["$p"]})
+        if "$h" in data:
+            if resolve is None:
+                raise ValueError("unexpected handle")
+            return resolve(data)
+    raise ValueError(f"cannot decode {str(data)[:80]}")
+
+
+# ---------------------------------------------------------------------------
+# the sandbox side
+# ---------------------------------------------------------------------------
+class GameUsageError(Exception):
+    """The game refused a call (for example: moves of a terminal state)."""
+
+
+class GradingError(Exception):
+    """The grader refused a request from this process."""
+
+
+class _Unavailable:
+    """A name of the course that does not exist while a notebook is graded."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"{self._name} is not available while your notebook is graded: "
+                           "your functions must work with the game's methods alone")
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Unavailable(f"{self._name}.{attr}")
+
+    def __repr__(self):
+        return f"<{self._name}: not available during grading>"
+
+
+class _CourseStub(types.ModuleType):
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Unavailable(f"{self.__name__}.{attr}")
+
+
+class _CourseFinder:
+    """Import hook, after the others: any ``course.*`` module not in the sandbox is a stand-in."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "course" or name.startswith("course."):
+            import importlib.machinery
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        module = _CourseStub(spec.name)
+        module.__path__ = []
+        if spec.name in ("course", "course.game"):
+            module.Player = Player
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+class _Channel:
+    def __init__(self, reader, writer):
+        self.reader, self.writer = reader, writer
+        self.pending = []
+
+    def note(self, message):
+        """Queue a one-way message; it goes out, in order, before the next message sent."""
+        self.pending.append(json.dumps(message, allow_nan=True) + "\n")
+
+    def send(self, message):
+        self.pending.append(json.dumps(message, allow_nan=True) + "\n")
+        self.writer.write("".join(self.pending))
+        self.pending = []
+        self.writer.flush()
+
+    def receive(self):
+        line = self.reader.readline(MESSAGE_LIMIT)
+        if not line:
+            os._exit(0)                          # the grader went away
+        return json.loads(line)
+
+
+class _Bounded(io.TextIOBase):
+    def __init__(self, limit=OUTPUT_LIMIT):
+        self.parts, self.kept, self.total, self.limit = [], 0, 0, limit
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        text = str(text)
+        self.total += len(text)
+        room = self.limit - self.kept
+        if room > 0:
+            self.parts.append(text[:room])
+            self.kept += min(room, len(text))
+        return len(text)
+
+    def value(self):
+        text = "".join(self.parts)
+        if self.total > self.kept:
+            text += f"\n... ({self.total - self.kept} more characters not shown)"
+        return text
+
+
+class Runner:
+    """Executes the cells and serves the grader's calls."""
+
+    def __init__(self, channel):
+        self.channel = channel
+        self.namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+        self.proxies = {}                          # handle id -> proxy object (identity kept)
+        self.children = {}                         # id(state) -> (state, moves, unused children)
+        self.cell_count = 0
+
+    # -- handles -----------------------------------------------------------
+    def resolve(self, data):
+        if "$p" in data:
+            return Player(data["$p"])
+        h = data["$h"]
+        proxy = self.proxies.get(h)
+        if proxy is None:
+            kind = data.get("kind")
+            if kind == "game":
+                proxy = _make_game(self, h, decode(data.get("vmin")), decode(data.get("vmax")))
+            elif kind == "fn":
+                proxy = _make_function(self, h)
+            else:
+                proxy = _make_object(self, h, data.get("cls", "State"), data.get("attrs") or {},
+                                     data.get("text"), data.get("info"))
+            self.proxies[h] = proxy
+        return proxy
+
+    def handle_of(self, value):
+        h = getattr(value, "_grading_handle_", None)
+        if isinstance(h, int) and self.proxies.get(h) is value:
+            return {"$h": h}
+        raise TypeError(f"cannot send a {type(value).__name__} to the grader")
+
+    def request(self, op, h, method, args):
+        self.channel.send({"op": op, "h": h, "method": method,
+                           "args": [encode(a, self.handle_of) for a in args]})
+        while True:
+            message = self.channel.receive()
+            kind = message.get("op")
+            if kind == "reply":
+                value = decode(message.get("value"), self.resolve)
+                children = message.get("children")
+                if isinstance(children, list) and args and isinstance(value, list):
+                    moves = [m[0] for m in value] if method == "chance_outcomes" else value
+                    if len(children) == len(moves):
+                        self.children[id(args[0])] = (args[0], moves,
+                                                      [decode(c, self.resolve) for c in children])
+                return value
+            if kind == "raise":
+                cls = GameUsageError if message.get("type") == "GameUsageError" else GradingError
+                raise cls(message.get("message", ""))
+            raise GradingError(f"unexpected message {kind!r}")
+
+    # -- operations ----------------------------------------------------------
+    def names(self):
+        names = sorted(name for name, value in list(self.namespace.items())
+                       if isinstance(name, str) and not name.startswith("_") and callable(value)
+                       and not isinstance(value, (type, _Unavailable, types.ModuleType)))
+        self.channel.send({"op": "names", "names": names})
+
+    def run_cell(self, index, source, timeout):
+        sink = _Bounded()
+        error = None
+        old = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = sink
+        try:
+            code = compile(_plain_python(source), f"<cell {index + 1}>", "exec")
+            with _alarm(timeout):
+                exec(code, self.namespace)
+        except BaseException as exc:               # noqa: BLE001 - reported, the next cell runs
+            error = _describe(exc)
+        finally:
+            sys.stdout, sys.stderr = old
+        self.cell_count += 1
+        return {"op": "ran", "stdout": sink.value(), "error": error}
+
+    def call(self, message):
+        sink = _Bounded()
+        old = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = sink
+        try:
+            fn = self.namespace.get(message.get("name"))
+            if not callable(fn):
+                raise NameError(f"name {message.get('name')!r} is not defined in your notebook")
+            args = [decode(a, self.resolve) for a in message.get("args", [])]
+            with _alarm(message.get("timeout")):
+                value = fn(*args)
+            reply = {"op": "return", "value": encode(value, self._encode_result)}
+        except BaseException as exc:               # noqa: BLE001 - reported to the grader
+            reply = {"op": "error", **_describe(exc)}
+        finally:
+            sys.stdout, sys.stderr = old
+        reply["stdout"] = sink.value()
+        reply["id"] = message.get("id")
+        self.channel.send(reply)
+
+    def _encode_result(self, value):
+        try:
+            return self.handle_of(value)
+        except TypeError:
+            return {"$o": type(value).__name__, "repr": repr(value)[:200]}
+
+    def serve(self):
+        while True:
+            message = self.channel.receive()
+            op = message.get("op")
+            if op == "cell":
+                self.channel.send(self.run_cell(self.cell_count, str(message.get("source", "")),
+                                                message.get("timeout")))
+            elif op == "names":
+                self.names()
+            elif op == "call":
+                self.call(message)
+            elif op == "forget":
+                self.proxies.clear()
+                self.children.clear()
+            elif op == "exit":
+                return
+
+
+def _plain_python(source):
+    """The cell without IPython's ``%magic`` and ``!shell`` lines (they do nothing here)."""
+    lines = []
+    for line in source.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith(("%", "!")):
+            line = line[: len(line) - len(stripped)] + "pass  # " + stripped
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _describe(exc):
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
+    lines = traceback.format_list(frames[-8:]) + traceback.format_exception_only(type(exc), exc)
+    return {"type": type(exc).__name__, "message": str(exc)[:2000],
+            "traceback": "".join(lines)[-6000:]}
+
+
+class _alarm:
+    """Stop the running code after ``seconds`` (the grader also keeps its own clock)."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def __enter__(self):
+        if self.seconds:
+            def stop(signum, frame):
+                raise TimeoutError(f"stopped after {self.seconds:g} seconds")
+            signal.signal(signal.SIGALRM, stop)
+            signal.setitimer(signal.ITIMER_REAL, float(self.seconds))
+
+    def __exit__(self, *exc):
+        if self.seconds:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        return False
+
+
+def _make_game(runner, h, vmin, vmax):
+    def method(name):
+        def call(self, *args):
+            return runner.request("game", h, name, args)
+        call.__name__ = name
+        return call
+
+    def local(name):
+        # is_terminal and turn are not recorded: answered here when the grader sent the answer
+        def call(self, *args):
+            info = getattr(type(args[0]), "_grading_info_", None) if len(args) == 1 else None
+            if info is None or info.get("game") != h:
+                return runner.request("game", h, name, args)
+            if name == "is_terminal":
+                return info["terminal"]
+            if "turn_error" in info:
+                raise GameUsageError(info["turn_error"])
+            return Player(info["turn"]["$p"])
+        call.__name__ = name
+        return call
+
+    def result(self, state, move):
+        # the children came with the moves: the first result() for each move needs no trip
+        known = runner.children.get(id(state))
+        if known is not None and known[0] is state:
+            for i, m in enumerate(known[1]):
+                if known[2][i] is not None and m == move:     # the grader's test: equality
+                    child, known[2][i] = known[2][i], None
+                    return child
+        return runner.request("game", h, "result", (state, move))
+
+    def utility(self, state):
+        # a terminal state's utility came with it: answer, and report the call (recorded there)
+        info = getattr(type(state), "_grading_info_", None)
+        if info is not None and info.get("game") == h and "utility" in info:
+            runner.channel.note({"op": "note", "h": h, "method": "utility",
+                                 "args": [encode(state, runner.handle_of)]})
+            return decode(info["utility"])
+        return runner.request("game", h, "utility", (state,))
+
+    namespace = {name: local(name) for name in ("is_terminal", "turn")}
+    namespace.update({name: method(name) for name in (
+        "initial_state", "moves", "chance_outcomes", "evaluate", "describe_move")})
+    namespace.update(result=result, utility=utility)
+    namespace.update(vmin=vmin, vmax=vmax, _grading_handle_=h, __slots__=(),
+                     __repr__=lambda self: "<game>")
+    cls = type("Game", (), namespace)
+    return cls()
+
+
+def _make_function(runner, h):
+    def function(*args):
+        return runner.request("callback", h, "__call__", args)
+    function._grading_handle_ = h
+    return function
+
+
+def _make_object(runner, h, cls_name, attrs, text, info=None):
+    values = {k: decode(v, runner.resolve) for k, v in attrs.items() if isinstance(k, str)}
+
+    def getattr_(self, name):
+        if name in values:
+            return values[name]
+        raise AttributeError(f"{cls_name!r} object has no attribute {name!r}")
+
+    def setattr_(self, name, value):
+        raise AttributeError(f"{cls_name} is read-only")
+
+    if not (isinstance(info, dict) and isinstance(info.get("terminal"), bool)
+            and (isinstance(info.get("turn"), dict) or isinstance(info.get("turn_error"), str))):
+        info = None
+    namespace = {"__slots__": (), "_grading_handle_": h, "_grading_info_": info,
+                 "__getattr__": getattr_,
+                 "__setattr__": setattr_, "__repr__": lambda self: f"<{cls_name}>"}
+    if text is not None:
+        namespace["__str__"] = lambda self: text
+    return type(cls_name, (), namespace)()
+
+
+def main():
+    sys.setrecursionlimit(RECURSION_LIMIT)
+    protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    protocol_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(devnull, fd)                       # stray writes to fd 1 never reach the grader
+    sys.stdin = io.StringIO("")
+    # the student-facing part of the course (game model, examples) sits beside this file; the
+    # rest of the course is absent, and its names are stand-ins
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.meta_path.append(_CourseFinder())
+    global Player
+    try:
+        from course.game import Player
+    except ImportError:
+        pass
+    Runner(_Channel(protocol_in, protocol_out)).serve()
+
+
+if __name__ == "__main__":
+    main()

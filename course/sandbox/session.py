@@ -1,0 +1,555 @@
+"""The grader's end of a sandbox: run a student's cells there, call their functions from here.
+
+A :class:`StudentSession` starts one sandbox (:mod:`course.sandbox.bwrap`)
+running :mod:`course.sandbox.inside`, sends it the student's code cells, and
+hands out :class:`RemoteFunction` objects: ordinary Python callables in the
+grader's process that run the student's function in the sandbox.  Whatever the
+student's function asks of the game (``game.moves(state)``, ...) comes back over
+the pipe and is answered *here*, by the grader's own (instrumented) game, so
+the record of calls that the checks compare with the reference search never
+exists where student code could change it.
+
+Only plain data crosses the boundary: numbers, strings, fractions, tuples,
+lists, players, and integer *handles* standing for the grader's objects
+(games, states, callables).  The student's process never receives a grader
+object, and the grader never unpickles or executes anything it receives.
+
+Examples
+--------
+>>> from course.sandbox import StudentSession, sandbox_available
+>>> with StudentSession(sandbox=sandbox_available()) as session:
+...     cells = session.load(["def double(x):\\n    return 2 * x", "print('hi')"])
+...     double = session.function("double")
+...     double(21), cells[1].stdout
+(42, 'hi\\n')
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
+
+from .bwrap import INSIDE, Limits, limit_resources, sandbox_command
+from .inside import MESSAGE_LIMIT, decode, encode
+
+__all__ = ["StudentSession", "RemoteFunction", "StudentCodeError", "CellResult", "SessionError"]
+
+GAME_METHODS = frozenset({"initial_state", "turn", "moves", "chance_outcomes", "result",
+                          "is_terminal", "utility", "evaluate", "describe_move"})
+
+
+MAX_RESTARTS = 20
+"""A submission whose code kills its process more often than this is not graded further."""
+
+
+class SessionError(RuntimeError):
+    """The sandboxed process broke the protocol, died, or could not start."""
+
+
+class StudentCodeError(Exception):
+    """An exception raised by the student's code in the sandbox.
+
+    ``type(exc).__name__`` is the student's exception type (a subclass of the
+    built-in one where that exists, so ``isinstance(exc, NotImplementedError)``
+    works), ``str(exc)`` its message, and ``exc.student_traceback`` its
+    traceback inside the student's cells.
+    """
+
+    student_traceback: str = ""
+
+
+_ERROR_CLASSES: dict[str, type] = {}
+
+
+def _student_error(name: str, message: str, trace: str) -> StudentCodeError:
+    name = name if isinstance(name, str) and name.isidentifier() else "Exception"
+    cls = _ERROR_CLASSES.get(name)
+    if cls is None:
+        base = getattr(builtins, name, None)
+        cls = None
+        if isinstance(base, type) and issubclass(base, Exception) and base is not Exception:
+            try:
+                cls = type(name, (base, StudentCodeError), {"__module__": "builtins"})
+            except TypeError:
+                cls = None
+        if cls is None:
+            cls = type(name, (StudentCodeError,), {"__module__": "builtins"})
+        _ERROR_CLASSES[name] = cls
+    exc = cls(str(message))
+    exc.student_traceback = str(trace)
+    return exc
+
+
+@dataclass
+class CellResult:
+    """What one cell did in the sandbox."""
+
+    stdout: str = ""
+    error: dict | None = None
+    """``{"type", "message", "traceback"}`` if the cell raised."""
+
+
+class _Unsendable:
+    """Something the student's function returned that cannot cross the boundary."""
+
+    def __init__(self, type_name: str, text: str) -> None:
+        self.type_name, self.text = type_name, text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class StudentSession:
+    """One student's code, running in a sandbox.
+
+    Parameters
+    ----------
+    sandbox : bool
+        True (the default and the only safe choice): run in bubblewrap.  False
+        runs the same program as a plain subprocess, which isolates nothing;
+        only for machines without bubblewrap, with the instructor's explicit
+        consent.
+    limits : Limits
+        Memory, file size, process count and CPU limits.
+    cell_timeout : float
+        Seconds each cell may run.
+    """
+
+    def __init__(self, *, sandbox: bool = True, limits: Limits = Limits(),
+                 cell_timeout: float = 60.0) -> None:
+        self.sandbox = sandbox
+        self.limits = limits
+        self.cell_timeout = cell_timeout
+        self.proc: subprocess.Popen | None = None
+        self.workdir: str | None = None
+        self.tmp: str | None = None
+        self.cells: list[str] = []
+        self.results: list[CellResult] = []
+        self.names: list[str] = []
+        self._objects: list[Any] = []
+        self._handles: dict[int, int] = {}
+        self._game: Any = None
+        self._expanded: set[int] = set()
+        self._resulted: set[int] = set()
+        self._calls = 0
+        self.restarts = 0
+
+    # -- process -------------------------------------------------------------
+    def start(self) -> None:
+        """Start the sandboxed process."""
+        self.close()
+        self.tmp = tempfile.mkdtemp(prefix="course-sandbox-")
+        os.chmod(self.tmp, 0o755)
+        self.workdir = os.path.join(self.tmp, "work")
+        program = os.path.join(self.tmp, "program")
+        os.mkdir(self.workdir)
+        os.chmod(self.workdir, 0o777)          # the sandbox's unprivileged uid writes here
+        os.mkdir(program)
+        shutil.copy(INSIDE, os.path.join(program, "inside.py"))
+        _student_course(os.path.join(program, "course"))
+        for folder, _, files in os.walk(program):
+            os.chmod(folder, 0o755)
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o644)
+        if self.sandbox:
+            command = sandbox_command(self.workdir, program=program)
+        else:
+            command = [sys.executable, "-I", "-S", str(INSIDE)]
+        try:
+            self.proc = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                cwd=self.workdir, preexec_fn=limit_resources(self.limits, drop_root=self.sandbox),
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True)
+        except OSError as exc:
+            raise SessionError(f"the sandbox could not start: {exc}") from None
+
+    def close(self) -> None:
+        """Stop the process (and, with it, everything the student's code started)."""
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    proc.kill()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+            for stream in (proc.stdin, proc.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = self.workdir = None
+
+    def __enter__(self) -> "StudentSession":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- protocol --------------------------------------------------------------
+    def _send(self, message: dict) -> None:
+        import json
+
+        if self.proc is None:
+            raise SessionError("the sandbox is not running")
+        try:
+            self.proc.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise SessionError(self._death()) from None
+
+    def _death(self) -> str:
+        code = self.proc.poll() if self.proc is not None else None
+        if code is not None and code < 0:
+            return f"your code's process was killed by signal {-code} (memory or CPU limit?)"
+        if code is not None:
+            return f"your code ended its Python process (exit status {code})"
+        return "your code's process stopped answering"
+
+    def _receive(self) -> dict:
+        import json
+
+        line = self.proc.stdout.readline(MESSAGE_LIMIT + 1)
+        if not line:
+            raise SessionError(self._death())
+        if len(line) > MESSAGE_LIMIT or not line.endswith(b"\n"):
+            raise SessionError("your code sent too much data at once")
+        try:
+            message = json.loads(line)
+        except ValueError:
+            raise SessionError("the sandbox sent something that is not a message") from None
+        if not isinstance(message, dict):
+            raise SessionError("the sandbox sent something that is not a message")
+        return message
+
+    # -- handles ---------------------------------------------------------------
+    def _handle(self, obj: Any) -> dict:
+        key = id(obj)
+        h = self._handles.get(key)
+        if h is not None:
+            return {"$h": h}
+        from ..game import Game
+
+        h = len(self._objects)
+        self._objects.append(obj)
+        self._handles[key] = h
+        if isinstance(obj, Game):
+            return {"$h": h, "kind": "game", "vmin": encode(obj.vmin, _no_handle),
+                    "vmax": encode(obj.vmax, _no_handle)}
+        if callable(obj) and not isinstance(obj, type):
+            return {"$h": h, "kind": "fn"}
+        data: dict[str, Any] = {"$h": h, "kind": "obj", "cls": type(obj).__name__}
+        info = self._state_info(obj)
+        if info is not None:
+            data["info"] = info
+        if is_dataclass(obj):   # plain data (a tic-tac-toe board): its fields and properties
+            names = [f.name for f in fields(obj)] + [
+                name for name, value in vars(type(obj)).items()
+                if isinstance(value, property) and not name.startswith("_")]
+            attrs = {}
+            for name in names:
+                try:
+                    attrs[name] = encode(getattr(obj, name), _no_handle)
+                except Exception:  # noqa: BLE001 - a property that fails is left out
+                    pass
+            data["attrs"] = attrs
+            data["text"] = str(obj)
+        return data
+
+    def _state_info(self, obj: Any) -> dict | None:
+        """What ``is_terminal`` and ``turn`` answer for a state of the game being searched.
+
+        Neither call is recorded by the instrumented game, so the sandbox may answer them
+        itself: this halves the round trips of a search.
+        """
+        from ..errors import CourseError
+
+        game = self._game
+        if game is None:
+            return None
+        try:
+            terminal = bool(game.is_terminal(obj))
+        except Exception:  # noqa: BLE001 - not a state of this game: no shortcut
+            return None
+        info: dict[str, Any] = {"game": self._handles.get(id(game)), "terminal": terminal}
+        try:
+            info["turn"] = encode(game.turn(obj), _no_handle)
+        except CourseError as exc:
+            info["turn_error"] = str(exc)
+        except Exception:  # noqa: BLE001
+            return None
+        if terminal:
+            from ..grading.instrument import unrecorded_utility
+
+            try:
+                info["utility"] = encode(unrecorded_utility(game, obj), _no_handle)
+            except Exception:  # noqa: BLE001 - then the sandbox asks, as for any state
+                pass
+        return info
+
+    def _resolve(self, data: dict) -> Any:
+        if "$p" in data:
+            from ..game import Player
+
+            return Player(data["$p"])
+        h = data.get("$h")
+        if not isinstance(h, int) or not 0 <= h < len(self._objects):
+            raise SessionError("the sandbox named an object the grader never sent")
+        return self._objects[h]
+
+    def _decode_result(self, data: Any) -> Any:
+        if isinstance(data, dict) and "$o" in data:
+            return _Unsendable(str(data.get("$o")), str(data.get("repr", ""))[:200])
+        if isinstance(data, dict) and "$t" in data:
+            return tuple(self._decode_result(v) for v in data["$t"])
+        if isinstance(data, list):
+            return [self._decode_result(v) for v in data]
+        return decode(data, self._resolve)
+
+    # -- the student's code --------------------------------------------------
+    def load(self, cells: Sequence[str]) -> list[CellResult]:
+        """Run ``cells`` (source strings) in order in a fresh sandbox; what each did.
+
+        A cell that runs longer than ``cell_timeout`` seconds, or ends its
+        process, is reported as failed and left out: the sandbox is started
+        again with the cells before it, and the next cells run as usual.
+        """
+        self.start()
+        self.cells = []
+        self.results = [self._run_cell(str(source)) for source in cells]
+        self._send({"op": "names"})
+        message = self._receive()
+        names = message.get("names") if message.get("op") == "names" else None
+        self.names = [n for n in names or [] if isinstance(n, str) and n.isidentifier()]
+        return self.results
+
+    def _run_cell(self, source: str) -> CellResult:
+        proc = self.proc
+        watchdog = threading.Timer(self.cell_timeout + 2, _kill_group, (proc,))
+        watchdog.start()
+        try:
+            self._send({"op": "cell", "source": source, "timeout": self.cell_timeout})
+            message = self._receive()
+        except SessionError as exc:
+            timed_out = watchdog.finished.is_set()
+            why = (f"this cell ran longer than {self.cell_timeout:g} seconds and was stopped"
+                   if timed_out else f"{exc}; the cells after it ran in a new process")
+            self.restart()
+            kind = "CellTimeoutError" if timed_out else "ProcessDied"
+            return CellResult("", {"type": kind, "message": why, "traceback": f"{kind}: {why}"})
+        finally:
+            watchdog.cancel()
+        if message.get("op") != "ran":
+            raise SessionError("the sandbox did not run the cell")
+        error = message.get("error") if isinstance(message.get("error"), dict) else None
+        if error is not None:
+            error = {k: str(error.get(k, ""))[:6000] for k in ("type", "message", "traceback")}
+        self.cells.append(source)
+        return CellResult(str(message.get("stdout", ""))[:50_000], error)
+
+    def restart(self) -> None:
+        """A fresh sandbox that has run the cells that ran before (after a stop or a crash)."""
+        self.restarts += 1
+        if self.restarts > MAX_RESTARTS:
+            raise SessionError("your code stopped its process too many times")
+        cells, self.cells = self.cells, []
+        self.start()
+        for source in cells:
+            proc = self.proc
+            watchdog = threading.Timer(self.cell_timeout + 2, _kill_group, (proc,))
+            watchdog.start()
+            try:
+                self._send({"op": "cell", "source": source, "timeout": self.cell_timeout})
+                self._receive()
+            finally:
+                watchdog.cancel()
+            self.cells.append(source)
+
+    def function(self, name: str) -> "RemoteFunction":
+        """The student's function ``name`` as a callable of the grader's."""
+        return RemoteFunction(self, name)
+
+    def call(self, name: str, args: Sequence[Any]) -> Any:
+        """Call the student's ``name(*args)``; answer its requests until it returns."""
+        if self.proc is None or self.proc.poll() is not None:
+            self.restart()
+        self._objects, self._handles = [], {}
+        from ..game import Game
+
+        self._game = args[0] if args and isinstance(args[0], Game) else None
+        self._expanded, self._resulted = set(), set()
+        self._send({"op": "forget"})
+        self._calls += 1
+        call_id = f"{self._calls}-{os.urandom(6).hex()}"
+        self._send({"op": "call", "id": call_id, "name": name,
+                    "args": [encode(a, self._handle) for a in args]})
+        try:
+            return self._serve(call_id)
+        except BaseException:
+            self.close()                   # stopped mid-call: its state is unknown
+            raise
+        finally:
+            self._objects, self._handles, self._game = [], {}, None
+
+    def _serve(self, call_id: str) -> Any:
+        while True:
+            message = self._receive()
+            op = message.get("op")
+            if op in ("return", "error") and message.get("id") != call_id:
+                continue                   # not the answer to this call (stale or forged)
+            if op in ("game", "callback", "note"):
+                self._answer(message)
+            elif op == "return":
+                _print(message.get("stdout"))
+                return self._decode_result(message.get("value"))
+            elif op == "error":
+                _print(message.get("stdout"))
+                raise _student_error(message.get("type", "Exception"), message.get("message", ""),
+                                     message.get("traceback", ""))
+            else:
+                raise SessionError(f"the sandbox sent an unknown request {str(op)[:40]!r}")
+
+    def _answer(self, message: dict) -> None:
+        from ..errors import CourseError
+        from ..game import Game
+
+        try:
+            target = self._resolve({"$h": message.get("h")})
+            args = [decode(a, self._resolve) for a in message.get("args") or []]
+            children = None
+            if message["op"] in ("game", "note"):
+                method = message.get("method")
+                if not isinstance(target, Game) or method not in GAME_METHODS:
+                    raise SessionError("the sandbox asked for something that is not a game method")
+                if method == "result" and args:
+                    self._resulted.add(id(args[0]))
+                value = getattr(target, method)(*args)
+                if message["op"] == "note":
+                    return                 # recorded; the sandbox already had the answer
+                if method in ("moves", "chance_outcomes") and target is self._game and args:
+                    children = self._children(target, args[0], method, value)
+            else:
+                if isinstance(target, Game) or not callable(target):
+                    raise SessionError("the sandbox called something that is not a function")
+                value = target(*args)
+            reply = {"op": "reply", "value": encode(value, self._handle)}
+            if children is not None:
+                reply["children"] = children
+        except SessionError:
+            raise
+        except (CourseError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            from ..grading.instrument import GameUsageError
+
+            if message.get("op") == "note":
+                return
+            kind = "GameUsageError" if isinstance(exc, GameUsageError) else type(exc).__name__
+            reply = {"op": "raise", "type": kind, "message": str(exc)}
+        self._send(reply)
+
+    def _children(self, game: Any, state: Any, method: str, listed: Any) -> list | None:
+        """Handles of every child of ``state``, sent with its moves: ``result`` then needs no trip.
+
+        Once the moves of a state were asked for, ``result`` records nothing new (the node is
+        expanded already), so making the children now changes nothing in the record; each is
+        handed out once by the sandbox, and a second ``result`` for the same move comes here.
+        """
+        key = id(state)
+        if key in self._expanded or key in self._resulted:
+            return None                    # result() was asked before: make no child twice
+        self._expanded.add(key)
+        moves = [m for m, _ in listed] if method == "chance_outcomes" else list(listed)
+        try:
+            return [self._handle(game.result(state, move)) for move in moves]
+        except Exception:  # noqa: BLE001 - then result() is asked for move by move
+            return None
+
+
+#: The modules of ``course`` that a graded notebook's code may use: the game model and the worked
+#: examples (standard library only).  The searches, the grader and everything else are absent.
+STUDENT_MODULES = ("errors", "game", "trees", "examples")
+
+_STUDENT_INIT = '''"""The course as a graded notebook's code sees it: the game model and the worked examples.
+
+The reference searches, the grader and the rest of the course are not available while a
+notebook is graded; their names are placeholders that say so when used.
+"""
+from .errors import *  # noqa: F401,F403
+from .game import *  # noqa: F401,F403
+from .trees import *  # noqa: F401,F403
+
+
+class _Unavailable:
+    def __init__(self, name):
+        self._name = name
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"{self._name} is not available while your notebook is graded: "
+                           "your functions must work with the game's methods alone")
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Unavailable(f"{self._name}.{attr}")
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return _Unavailable(f"course.{name}")
+'''
+
+
+def _student_course(target: str) -> None:
+    """Write the student-facing part of the course package into ``target``."""
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parent.parent
+    os.mkdir(target)
+    for name in STUDENT_MODULES:
+        shutil.copy(source / f"{name}.py", os.path.join(target, f"{name}.py"))
+    with open(os.path.join(target, "__init__.py"), "w", encoding="utf-8") as f:
+        f.write(_STUDENT_INIT)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _no_handle(value: Any) -> Any:
+    raise TypeError(f"not plain data: {type(value).__name__}")
+
+
+def _print(text: Any) -> None:
+    if isinstance(text, str) and text:
+        sys.stdout.write(text)
+
+
+class RemoteFunction:
+    """A student's function, called from the grader, run in the sandbox."""
+
+    def __init__(self, session: StudentSession, name: str) -> None:
+        self.session, self.name = session, name
+        self.__name__ = self.__qualname__ = name
+
+    def __call__(self, *args: Any) -> Any:
+        return self.session.call(self.name, args)
+
+    def __repr__(self) -> str:
+        return f"<student's function {self.name} (sandboxed)>"

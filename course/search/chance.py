@@ -1,0 +1,166 @@
+"""Chance-node arithmetic shared by every search: one rule, exact or floating point.
+
+A chance node's value is the probability-weighted mean of its children's
+values.  Probabilities given as floats rarely sum to exactly 1: ``1/6, 2/3,
+1/6`` written as floats sum to ``0.9999999999999999``, and three children
+worth 2 then average to ``1.9999999999999998``, below every child and below
+``vmin``.  The course therefore computes, for probabilities ``p_1 .. p_n``
+(which must sum to 1 within ``1e-9``) and children values ``v_1 .. v_n``
+searched in this order::
+
+    S = p_1 v_1 + p_2 v_2 + ... + p_n v_n      (added left to right)
+    T = p_1 + p_2 + ... + p_n                  (added left to right)
+    value = clamp(S / T, min v_i, max v_i)     (no division when T == 1)
+
+That is: the probabilities are normalised by their sum, and rounding can never
+move a value outside its children's range (nor, hence, outside
+``[vmin, vmax]``).  With exact numbers (``int`` and :class:`~fractions.Fraction`)
+that sum to 1 this is exactly ``sum(p * v)``: no rounding, no clamping.
+
+Star1 and Bounded Alpha-Beta keep running bounds ``L <= V <= U`` at a chance
+node after its first ``k`` children (condition C3 of Atzmon et al. 2018): the
+unexplored children count as ``vmin`` in ``L`` and as ``vmax`` in ``U``.  They
+are computed with the same rule, term by term in the same order, ``vmin``
+(for ``L``) or ``vmax`` (for ``U``) standing in for each unexplored child::
+
+    L_k = clamp((p_1 L(c_1) + ... + p_k L(c_k) + p_{k+1} vmin + ... + p_n vmin) / T, ...)
+
+Every step of this computation is monotone (a rounded sum or product never
+decreases when an operand grows, nor does a max, min or clamp), and the same
+computation with the children's exact values gives expectimax's value.  So,
+in floating point as in exact arithmetic, by induction over the tree:
+``L <= expectimax value <= U`` at every node searched in the same order, and
+``L <= U``: a search never returns crossed bounds, and where Star1's bounds
+meet they equal expectimax's value bit for bit.
+
+The fast path of :mod:`course.experiments.fast` inlines exactly this rule.
+
+Examples
+--------
+>>> from fractions import Fraction as F
+>>> chance_value([F(1, 2), F(1, 3), F(1, 6)], [8, 24, 12])
+Fraction(14, 1)
+>>> 2 * (1 / 6) + 2 * (2 / 3) + 2 * (1 / 6)          # naive sum: below every child
+1.9999999999999998
+>>> chance_value([1 / 6, 2 / 3, 1 / 6], [2, 2, 2])
+2.0
+>>> bounds = ChanceBounds([0.25, 0.75], vmin=0, vmax=4)
+>>> bounds.add(1, 1)                                    # after the first child: (L, U)
+(0.25, 3.25)
+>>> bounds.add(2, 2)
+(1.75, 1.75)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["chance_value", "ChanceBounds"]
+
+
+def _exact(x: Any) -> bool:
+    return isinstance(x, (int, Fraction))
+
+
+def normalise(s: Any, total: Any) -> Any:
+    """``s / total``, leaving ``s`` untouched when the probabilities sum to exactly 1."""
+    if total == 1:
+        return s
+    if _exact(s) and _exact(total):
+        return Fraction(s) / total
+    return s / total
+
+
+def clamp(x: Any, lo: Any, hi: Any) -> Any:
+    """``x`` moved into ``[lo, hi]``."""
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+def chance_value(probabilities: Sequence[Any], values: Sequence[Any]) -> Any:
+    """The value of a chance node: its children's values weighted by their probabilities.
+
+    Parameters
+    ----------
+    probabilities, values : sequences of numbers
+        In search order; the probabilities are positive and sum to 1 within
+        ``1e-9``.
+
+    Returns
+    -------
+    number
+        ``clamp(S / T, min(values), max(values))`` with ``S`` and ``T`` summed
+        left to right (see the module notes).
+    """
+    s = 0
+    total = 0
+    for p, v in zip(probabilities, values):
+        s += p * v
+        total += p
+    return clamp(normalise(s, total), min(values), max(values))
+
+
+class ChanceBounds:
+    """Running bounds ``(L, U)`` of a chance node as its children return.
+
+    Parameters
+    ----------
+    probabilities : sequence of numbers
+        The children's probabilities, in search order.
+    vmin, vmax : number
+        Bounds on every utility: an unexplored child counts as ``vmin`` in
+        ``L`` and as ``vmax`` in ``U``.
+    """
+
+    __slots__ = ("probabilities", "vmin", "vmax", "total", "k", "sum_L", "sum_U",
+                 "lo_L", "hi_L", "lo_U", "hi_U")
+
+    def __init__(self, probabilities: Sequence[Any], vmin: Any, vmax: Any) -> None:
+        self.probabilities = tuple(probabilities)
+        self.vmin, self.vmax = vmin, vmax
+        total = 0
+        for p in self.probabilities:
+            total += p
+        self.total = total
+        self.k = 0
+        self.sum_L = self.sum_U = 0
+        self.lo_L = self.hi_L = self.lo_U = self.hi_U = None
+
+    def weight(self, k: int) -> Any:
+        """The normalised probability of child ``k`` (what condition C6 divides by)."""
+        return normalise(self.probabilities[k], self.total)
+
+    def bounds(self) -> tuple[Any, Any]:
+        """``(L, U)`` now (``(vmin, vmax)`` before any child returned)."""
+        if self.k == 0:
+            return self.vmin, self.vmax
+        L, U = self.sum_L, self.sum_U
+        lo_L, hi_L, lo_U, hi_U = self.lo_L, self.hi_L, self.lo_U, self.hi_U
+        if self.k < len(self.probabilities):           # unexplored children: vmin / vmax
+            vmin, vmax = self.vmin, self.vmax
+            for p in self.probabilities[self.k:]:      # term by term, as expectimax adds them
+                L += p * vmin
+                U += p * vmax
+            lo_L, hi_L = min(lo_L, vmin), max(hi_L, vmin)
+            lo_U, hi_U = min(lo_U, vmax), max(hi_U, vmax)
+        return (clamp(normalise(L, self.total), lo_L, hi_L),
+                clamp(normalise(U, self.total), lo_U, hi_U))
+
+    def add(self, lower: Any, upper: Any) -> tuple[Any, Any]:
+        """Take the next child's bounds ``(L(c), U(c))``; return the node's new ``(L, U)``."""
+        p = self.probabilities[self.k]
+        self.sum_L += p * lower
+        self.sum_U += p * upper
+        if self.k == 0:
+            self.lo_L = self.hi_L = lower
+            self.lo_U = self.hi_U = upper
+        else:
+            self.lo_L, self.hi_L = min(self.lo_L, lower), max(self.hi_L, lower)
+            self.lo_U, self.hi_U = min(self.lo_U, upper), max(self.hi_U, upper)
+        self.k += 1
+        return self.bounds()

@@ -1,0 +1,522 @@
+"""Flagging copies (course.grading.similarity): copies are found whatever the names, comments
+and layout; untouched stubs, trivial code and independent honest answers are not."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from course.grading.similarity import (
+    DEFAULT_THRESHOLD,
+    Finding,
+    audit_copies,
+    find_copies,
+    reference_code,
+    student_code,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+EXERCISES = ROOT / "exercises"
+ASSIGNMENTS = sorted(p.name for p in EXERCISES.iterdir() if p.is_dir())
+
+# Independent honest answers, written for these tests (and to choose the threshold: the
+# module notes quote their similarities).  Different algorithms, or the same algorithm
+# written differently, by different "students".
+HONEST_MINIMAX = {
+    "recursive": '''
+def minimax_value(game, state):
+    "The minimax value of `state`: MAX's payoff when both sides play perfectly."
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = []
+    for move in game.moves(state):
+        values.append(minimax_value(game, game.result(state, move)))
+    return max(values) if game.turn(state) is Player.MAX else min(values)
+''',
+    "iterative": '''
+def minimax_value(game, state):
+    "The minimax value of `state`: MAX's payoff when both sides play perfectly."
+    stack = [(state, False)]
+    done = {}
+    while stack:
+        node, expanded = stack.pop()
+        key = id(node)
+        if game.is_terminal(node):
+            done[key] = game.utility(node)
+            continue
+        children = [game.result(node, m) for m in game.moves(node)]
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children)
+        else:
+            pick = max if game.turn(node) is Player.MAX else min
+            done[key] = pick(done[id(c)] for c in children)
+    return done[id(state)]
+''',
+    "helpers": '''
+def minimax_value(game, state):
+    "The minimax value of `state`: MAX's payoff when both sides play perfectly."
+    def max_value(s):
+        if game.is_terminal(s):
+            return game.utility(s)
+        best = -math.inf
+        for a in game.moves(s):
+            best = max(best, min_value(game.result(s, a)))
+        return best
+    def min_value(s):
+        if game.is_terminal(s):
+            return game.utility(s)
+        best = math.inf
+        for a in game.moves(s):
+            best = min(best, max_value(game.result(s, a)))
+        return best
+    return max_value(state) if game.turn(state) is Player.MAX else min_value(state)
+''',
+    "negamax": '''
+def minimax_value(game, state):
+    "The minimax value of `state`: MAX's payoff when both sides play perfectly."
+    def nega(s):
+        sign = 1 if game.turn(s) is Player.MAX else -1
+        if game.is_terminal(s):
+            return sign * game.utility(s)
+        return max(-nega(game.result(s, m)) for m in game.moves(s))
+    sign = 1 if game.turn(state) is Player.MAX else -1
+    return sign * nega(state)
+''',
+    "loop-running-best": '''
+def minimax_value(game, state):
+    "The minimax value of `state`: MAX's payoff when both sides play perfectly."
+    if game.is_terminal(state):
+        return game.utility(state)
+    maximizing = game.turn(state) is Player.MAX
+    best = None
+    for move in game.moves(state):
+        v = minimax_value(game, game.result(state, move))
+        if best is None or (maximizing and v > best) or (not maximizing and v < best):
+            best = v
+    return best
+''',
+}
+
+HONEST_ALPHABETA = {
+    "inner-function": '''
+def alphabeta_decision(game, state):
+    "Return (value, move) of `state` by alpha-beta search (cuts on equality, first best move)."
+    INF = float("inf")
+    def search(node, lo, hi):
+        if game.is_terminal(node):
+            return game.utility(node)
+        maxing = game.turn(node) is Player.MAX
+        best = -INF if maxing else INF
+        for m in game.moves(node):
+            val = search(game.result(node, m), lo, hi)
+            if maxing:
+                best = max(best, val)
+                if best >= hi:
+                    break
+                lo = max(lo, best)
+            else:
+                best = min(best, val)
+                if best <= lo:
+                    break
+                hi = min(hi, best)
+        return best
+    maxing = game.turn(state) is Player.MAX
+    lo, hi = -INF, INF
+    result = None
+    for m in game.moves(state):
+        val = search(game.result(state, m), lo, hi)
+        if result is None or (maxing and val > result[0]) or (not maxing and val < result[0]):
+            result = (val, m)
+            if maxing:
+                lo = val
+            else:
+                hi = val
+    return result
+''',
+    "aima-helpers": '''
+def alphabeta_decision(game, state):
+    "Return (value, move) of `state` by alpha-beta search (cuts on equality, first best move)."
+    def max_value(s, alpha, beta):
+        if game.is_terminal(s):
+            return game.utility(s)
+        v = -math.inf
+        for a in game.moves(s):
+            v = max(v, min_value(game.result(s, a), alpha, beta))
+            if v >= beta:
+                return v
+            alpha = max(alpha, v)
+        return v
+
+    def min_value(s, alpha, beta):
+        if game.is_terminal(s):
+            return game.utility(s)
+        v = math.inf
+        for a in game.moves(s):
+            v = min(v, max_value(game.result(s, a), alpha, beta))
+            if v <= alpha:
+                return v
+            beta = min(beta, v)
+        return v
+
+    if game.turn(state) is Player.MAX:
+        best, choice, alpha = -math.inf, None, -math.inf
+        for a in game.moves(state):
+            v = min_value(game.result(state, a), alpha, math.inf)
+            if choice is None or v > best:
+                best, choice = v, a
+            alpha = max(alpha, best)
+    else:
+        best, choice, beta = math.inf, None, math.inf
+        for a in game.moves(state):
+            v = max_value(game.result(state, a), -math.inf, beta)
+            if choice is None or v < best:
+                best, choice = v, a
+            beta = min(beta, best)
+    return best, choice
+''',
+    "negamax-window": '''
+def alphabeta_decision(game, state):
+    "Return (value, move) of `state` by alpha-beta search (cuts on equality, first best move)."
+    def color(s):
+        return 1 if game.turn(s) is Player.MAX else -1
+
+    def negamax(s, a, b):
+        if game.is_terminal(s):
+            return color(s) * game.utility(s)
+        value = -math.inf
+        for child in (game.result(s, m) for m in game.moves(s)):
+            score = -negamax(child, -b, -a) if color(child) != color(s) else negamax(child, a, b)
+            value = max(value, score)
+            if value >= b:
+                break
+            a = max(a, value)
+        return value
+
+    c = color(state)
+    a, b = -math.inf, math.inf
+    best_move, best_score = None, -math.inf
+    for m in game.moves(state):
+        child = game.result(state, m)
+        score = -negamax(child, -b, -a) if color(child) != c else negamax(child, a, b)
+        if best_move is None or score > best_score:
+            best_move, best_score = m, score
+        a = max(a, best_score)
+    return c * best_score, best_move
+''',
+    "generator-loop": '''
+def alphabeta_decision(game, state):
+    "Return (value, move) of `state` by alpha-beta search (cuts on equality, first best move)."
+    class Search:
+        def __init__(self):
+            self.window = [-math.inf, math.inf]
+
+        def run(self, node, window):
+            low, high = window
+            if game.is_terminal(node):
+                return game.utility(node)
+            is_max = game.turn(node) is Player.MAX
+            outcome = -math.inf if is_max else math.inf
+            children = iter(game.moves(node))
+            while True:
+                move = next(children, None)
+                if move is None:
+                    return outcome
+                reply = self.run(game.result(node, move), (low, high))
+                outcome = max(outcome, reply) if is_max else min(outcome, reply)
+                if (is_max and outcome >= high) or (not is_max and outcome <= low):
+                    return outcome
+                if is_max:
+                    low = max(low, outcome)
+                else:
+                    high = min(high, outcome)
+
+    searcher = Search()
+    scored = []
+    low, high = -math.inf, math.inf
+    is_max = game.turn(state) is Player.MAX
+    for move in game.moves(state):
+        reply = searcher.run(game.result(state, move), (low, high))
+        scored.append((reply, move))
+        if is_max:
+            low = max(low, reply)
+        else:
+            high = min(high, reply)
+    pick = max if is_max else min
+    target = pick(r for r, _ in scored)
+    return next((r, m) for r, m in scored if r == target)
+''',
+    "aima-helpers-2": '''
+def alphabeta_decision(game, state):
+    "Return (value, move) of `state` by alpha-beta search (cuts on equality, first best move)."
+    def max_value(node, alpha, beta):
+        if game.is_terminal(node):
+            return game.utility(node)
+        value = -math.inf
+        for move in game.moves(node):
+            value = max(value, min_value(game.result(node, move), alpha, beta))
+            if value >= beta:
+                break
+            alpha = max(alpha, value)
+        return value
+
+    def min_value(node, alpha, beta):
+        if game.is_terminal(node):
+            return game.utility(node)
+        value = math.inf
+        for move in game.moves(node):
+            value = min(value, max_value(game.result(node, move), alpha, beta))
+            if value <= alpha:
+                break
+            beta = min(beta, value)
+        return value
+
+    maximizing = game.turn(state) is Player.MAX
+    alpha, beta = -math.inf, math.inf
+    best = None
+    for move in game.moves(state):
+        child = game.result(state, move)
+        if maximizing:
+            value = min_value(child, alpha, beta)
+            if best is None or value > best[0]:
+                best = (value, move)
+            alpha = max(alpha, value)
+        else:
+            value = max_value(child, alpha, beta)
+            if best is None or value < best[0]:
+                best = (value, move)
+            beta = min(beta, value)
+    return best
+''',
+}
+
+# The model answer of a2, disguised: names, layout, comments, MIN branch first.
+DISGUISED_MODEL_ANSWER = '''
+def alphabeta_decision(game, state):
+    """My alpha-beta."""
+    def val(node, a, b):
+        # leaves first
+        if game.is_terminal(node): return game.utility(node)
+        if game.turn(node) is not Player.MAX:
+            best = math.inf
+            for mv in game.moves(node):
+                best = min(best, val(game.result(node, mv), a, b))
+                if best <= a: return best
+                b = min(b, best)
+        else:
+            best = -math.inf
+            for mv in game.moves(node):
+                best = max(best, val(game.result(node, mv), a, b))
+                if best >= b: return best
+                a = max(a, best)
+        return best
+    is_max = game.turn(state) is Player.MAX
+    a, b = -math.inf, math.inf
+    top, pick = None, None
+    for mv in game.moves(state):
+        x = val(game.result(state, mv), a, b)
+        if pick is None or (x > top if is_max else x < top):
+            top, pick = x, mv
+        if is_max: a = max(a, top)
+        else: b = min(b, top)
+    return top, pick
+'''
+
+
+def _release(assignment: str) -> tuple[Path, dict]:
+    (path,) = sorted((EXERCISES / assignment).glob("*.ipynb"))
+    return path, json.loads(path.read_text(encoding="utf-8"))
+
+
+def _answer_cells(notebook: dict) -> list[dict]:
+    return [c for c in notebook["cells"] if c["cell_type"] == "code"
+            and c.get("metadata", {}).get("nbgrader", {}).get("solution")]
+
+
+def _submit(submitted: Path, student: str, assignment: str, answers: dict[str, str] | None = None) -> Path:
+    """Write ``submitted/<student>/<assignment>/<notebook>``: the release with ``answers``
+    ({grade_id: code}) in place of its answer cells' stubs (None: untouched)."""
+    path, notebook = _release(assignment)
+    notebook = copy.deepcopy(notebook)
+    for cell in _answer_cells(notebook):
+        grade_id = cell["metadata"]["nbgrader"]["grade_id"]
+        if answers and grade_id in answers:
+            cell["source"] = textwrap.dedent(answers[grade_id]).strip("\n")
+    target = submitted / student / assignment / path.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(notebook), encoding="utf-8")
+    return target
+
+
+def _rename(code: str, names: dict[str, str]) -> str:
+    for old, new in names.items():
+        code = re.sub(rf"(?<![.\w]){re.escape(old)}\b", new, code)
+    return code
+
+
+def _disguise(code: str) -> str:
+    """Renamed variables, new comments, new layout: what a student hiding a copy does first."""
+    code = _rename(code, {"s": "node", "v": "score", "alpha": "lo", "beta": "hi", "move": "m",
+                          "best_value": "top", "best_move": "choice", "maximizing": "is_max",
+                          "value": "evaluate_node"})
+    out = []
+    for line in code.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        if stripped.startswith(("for ", "if ")):
+            out.append(f"{indent}# my own reasoning here")
+        out.append(f"{indent}{stripped}    # step" if stripped.startswith("return") else line)
+    return "\n".join(out).replace(", ", ",").replace(" = ", "=")
+
+
+@pytest.fixture
+def submitted(tmp_path):
+    return tmp_path / "submitted"
+
+
+def test_student_code_keeps_answers_and_drops_stubs_and_comments(submitted):
+    path = _submit(submitted, "ann", "a2_alphabeta", {"a2-alphabeta": HONEST_ALPHABETA["aima-helpers"]})
+    code = student_code(path)
+    assert "def max_value(s, alpha, beta):" in code
+    assert "#" not in code and "NotImplementedError" not in code
+    assert "BEGIN SOLUTION" not in code
+    untouched = student_code(_submit(submitted, "bob", "a2_alphabeta"))
+    assert untouched.splitlines()[0] == "def alphabeta_decision(game, state):"
+    assert "YOUR CODE HERE" not in untouched and "NotImplementedError" not in untouched
+
+
+def test_reference_code_has_the_searches_and_the_model_answers():
+    refs = reference_code(ROOT)
+    assert {"course/search/minimax.py", "course/search/alphabeta.py", "course/search/bab.py"} <= set(refs)
+    assert {f"solutions/{a}/{p.stem}.ipynb" for a in ASSIGNMENTS
+            for p in (ROOT / "solutions" / a).glob("*.ipynb")} <= set(refs)
+    model = refs["solutions/a2_alphabeta/alphabeta.ipynb"]
+    assert "if v >= beta:" in model and "BEGIN SOLUTION" not in model
+    assert "def alphabeta_decision" not in model  # only what lies between the markers
+
+
+def test_a_renamed_recommented_reformatted_copy_is_flagged_against_the_original(submitted):
+    original = HONEST_ALPHABETA["inner-function"]
+    _submit(submitted, "ann", "a2_alphabeta", {"a2-alphabeta": original})
+    _submit(submitted, "bob", "a2_alphabeta", {"a2-alphabeta": _disguise(_rename(
+        original, {"node": "pos", "lo": "a", "hi": "b", "best": "v", "val": "x", "result": "answer"}))})
+    _submit(submitted, "cat", "a2_alphabeta", {"a2-alphabeta": HONEST_ALPHABETA["negamax-window"]})
+    findings = audit_copies(ROOT, submitted, "a2_alphabeta")
+    students = [f for f in findings if f.kind == "student"]
+    assert [(f.who, f.other) for f in students] == [("ann", "bob")]
+    assert students[0].similarity >= 0.9
+    assert "ann" in students[0].line and "bob" in students[0].line
+
+
+def test_a_disguised_model_answer_is_flagged_as_reference(submitted):
+    _submit(submitted, "ann", "a2_alphabeta", {"a2-alphabeta": DISGUISED_MODEL_ANSWER})
+    findings = audit_copies(ROOT, submitted, "a2_alphabeta")
+    assert findings and findings[0].kind == "reference"
+    assert findings[0].other == "solutions/a2_alphabeta/alphabeta.ipynb"
+    assert findings[0].similarity >= 0.9
+
+
+def _pasted_library_alphabeta() -> str:
+    """course/search/alphabeta.py's search, pasted into the answer cell and lightly disguised."""
+    source = (ROOT / "course" / "search" / "alphabeta.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    search = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_search")
+    body = ast.get_source_segment(source, search)
+    body = _rename(body, {"_search": "my_search", "value": "visit", "alpha": "lo", "beta": "hi",
+                          "child_value": "child", "is_max": "maxing", "reason": "why"})
+    body = "\n".join(line for line in body.splitlines() if not line.strip().startswith("#"))
+    return ("from course.search._context import SearchContext, first_best\n\n"
+            + body + "\n\n\n"
+            "def alphabeta_decision(game, state):\n"
+            "    result = my_search('ab', SearchContext(game), state, epsilon=None)\n"
+            "    return result.value, result.move\n")
+
+
+def test_the_reference_alphabeta_pasted_into_an_answer_cell_is_flagged(submitted):
+    _submit(submitted, "ann", "a2_alphabeta", {"a2-alphabeta": _pasted_library_alphabeta()})
+    _submit(submitted, "bob", "a2_alphabeta", {"a2-alphabeta": HONEST_ALPHABETA["aima-helpers"]})
+    findings = audit_copies(ROOT, submitted, "a2_alphabeta")
+    assert [(f.who, f.other, f.kind) for f in findings] == [("ann", "course/search/alphabeta.py", "reference")]
+    assert findings[0].similarity >= 0.8
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_untouched_release_stubs_are_not_flagged(submitted, assignment):
+    for student in ("ann", "bob", "cat"):
+        _submit(submitted, student, assignment)
+    assert audit_copies(ROOT, submitted, assignment) == []
+
+
+def test_the_same_one_line_formula_is_too_trivial_to_flag(submitted):
+    formula = 'def best_case_leaves(b, d):\n    return b ** math.ceil(d / 2) + b ** (d // 2) - 1\n'
+    for student in ("ann", "bob"):
+        _submit(submitted, student, "a5_ordering", {"a5-best-case": formula})
+    assert audit_copies(ROOT, submitted, "a5_ordering") == []
+
+
+@pytest.mark.parametrize("group", ["minimax", "alphabeta"])
+def test_different_honest_implementations_are_not_flagged(group):
+    answers = {"minimax": HONEST_MINIMAX, "alphabeta": HONEST_ALPHABETA}[group]
+    stubs = [_answer_cells(_release(a)[1])[0]["source"] for a in ("a1_minimax", "a2_alphabeta")]
+    stubs = ["".join(s) if isinstance(s, list) else s for s in stubs]
+    assert find_copies(answers, reference_code(ROOT), boilerplate=stubs) == []
+    # Some do share the textbook's structure, and it shows: the threshold is not far above.
+    shared = find_copies(answers, reference_code(ROOT), boilerplate=stubs, threshold=0.0)
+    assert all(f.similarity < DEFAULT_THRESHOLD for f in shared)
+
+
+def test_findings_are_frozen_sorted_and_in_range():
+    code = HONEST_ALPHABETA["inner-function"]
+    findings = find_copies({"ann": code, "bob": _disguise(code), "cat": code},
+                           {"model": code}, threshold=0.0)
+    assert findings == sorted(findings, key=lambda f: -f.similarity)
+    assert all(isinstance(f, Finding) and 0 <= f.similarity <= 1 and f.kind in ("student", "reference")
+               for f in findings)
+    assert {(f.who, f.other) for f in findings if f.similarity >= DEFAULT_THRESHOLD} == {
+        ("ann", "bob"), ("ann", "cat"), ("bob", "cat"), ("ann", "model"), ("bob", "model"), ("cat", "model")}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        findings[0].similarity = 0.0  # type: ignore[misc]
+    assert str(findings[0]) == findings[0].line
+    with pytest.raises(ValueError):
+        find_copies({}, {}, threshold=1.5)
+
+
+def test_unreadable_notebooks_are_skipped_with_a_note(submitted, caplog):
+    original = HONEST_ALPHABETA["inner-function"]
+    _submit(submitted, "ann", "a2_alphabeta", {"a2-alphabeta": original})
+    _submit(submitted, "bob", "a2_alphabeta", {"a2-alphabeta": original})
+    broken = {
+        "cut": "{\"cells\": [",
+        "list": "[1, 2, 3]",
+        "nocells": json.dumps({"cells": "none"}),
+        "weirdcells": json.dumps({"cells": [1, None, {"cell_type": "code", "metadata": []},
+                                            {"cell_type": "code", "source": 3,
+                                             "metadata": {"nbgrader": {"solution": True}}}]}),
+    }
+    for student, text in broken.items():
+        folder = submitted / student / "a2_alphabeta"
+        folder.mkdir(parents=True)
+        (folder / "alphabeta.ipynb").write_text(text, encoding="utf-8")
+    binary = submitted / "dan" / "a2_alphabeta" / "alphabeta.ipynb"
+    binary.parent.mkdir(parents=True)
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    (submitted / "eve" / "a2_alphabeta" / "alphabeta.ipynb").mkdir(parents=True)  # a folder
+    syntax = _submit(submitted, "fay", "a2_alphabeta", {"a2-alphabeta": "def alphabeta_decision(game, state:\n    '''"})
+    (submitted / "loose-file.txt").write_text("not a student", encoding="utf-8")
+    notes: list[str] = []
+    findings = audit_copies(ROOT, submitted, "a2_alphabeta", notes=notes)
+    assert [(f.who, f.other) for f in findings if f.kind == "student"] == [("ann", "bob")]
+    skipped = {note.split("/")[0].split()[-1] for note in notes}
+    assert skipped == {"cut", "list", "nocells", "dan", "eve"}
+    assert all("cannot be read" in note for note in notes)
+    assert syntax.exists() and "cannot be read" in caplog.text
+    assert audit_copies(ROOT, submitted / "missing", "a2_alphabeta") == []
