@@ -8,7 +8,7 @@ ASSIGNMENT ?=
 SUBMISSIONS ?= submitted
 
 .PHONY: help lab test test-fast test-explore install install-test release autograde feedback grades \
-        collect-zip grading-summary benchmark experiments clean
+        collect-zip grading-summary benchmark experiments vendor-viz clean
 
 help:
 	@echo "Students:     make lab          start JupyterLab on the lessons"
@@ -85,6 +85,16 @@ $(VENV)/.installed-bench: pyproject.toml | $(PY)
 
 benchmark: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/run_all.py
+
+# Re-vendor Viz.js (Graphviz in WebAssembly) for the explorers: needs npm; see its NOTICE.md.
+VIZ_VERSION ?= 3.31.0
+vendor-viz:
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	  (cd "$$tmp" && npm pack --silent "@viz-js/viz@$(VIZ_VERSION)" >/dev/null && tar xzf viz-js-viz-*.tgz) && \
+	  cp "$$tmp/package/dist/viz.js" course/widgets/vendor/viz.js && \
+	  head -c 200 course/widgets/vendor/viz.js | sed -n 2p && \
+	  sha256sum course/widgets/vendor/viz.js && \
+	  echo "now update the version and sha256 in course/widgets/vendor/NOTICE.md"
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

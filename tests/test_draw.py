@@ -116,6 +116,31 @@ def test_no_engine_is_a_clear_error(monkeypatch, no_dot):
         TreePicture("digraph { a }").svg()
 
 
+def test_notebook_display_falls_back_to_the_browser_without_an_engine(monkeypatch, no_dot, aima):
+    game, result = aima
+    picture = draw_tree(game, result)
+    assert picture._repr_mimebundle_() == {"image/svg+xml": picture.svg()}   # engine installed
+    monkeypatch.setattr(engine_module, "_candidates", lambda: [])              # ... and now none
+    import course.widgets.tree_view as tree_view
+
+    made = []
+
+    class Recorded(tree_view.TreeView):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(tree_view, "TreeView", Recorded)
+    fresh = draw_tree(game, result)
+    assert fresh._repr_svg_() is None
+    bundle = fresh._repr_mimebundle_()
+    bundle = bundle[0] if isinstance(bundle, tuple) else bundle     # (data, metadata) or data
+    assert "image/svg+xml" not in bundle
+    view, = made                                         # the browser widget, given the same DOT
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == view.model_id
+    assert view.dot == fresh.source and view.nodes == dict(fresh.nodes)
+
+
 def test_engine_failure_is_reported():
     with pytest.raises(RenderError, match="failed"):
         engine_module.run_engine("digraph { this is not dot ")
@@ -466,4 +491,5 @@ def test_labels_that_only_repeat_the_index_are_not_drawn():
     assert sorted(edge_labels) == ["0.2", "0.2", "0.8", "0.8"]
     named = parse_tree({"label": "A", "max": [{"label": "B", "value": 1}, {"label": "0", "value": 2}]})
     source = draw_tree(named).source
-    assert "<B>A</B>" in source and ">B</FONT>" in source    # real names stay
+    assert "<B>A</B>" in source and "<B>B</B>" in source     # real names stay
+    assert "xlabel" not in source             # a leaf's name is inside its box, not beside it

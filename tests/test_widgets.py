@@ -30,11 +30,12 @@ def generators():
     return importlib.import_module("course.games")
 
 
-def assert_redrawn(explorer, before_svg, before_count):
+def assert_redrawn(explorer, before_dot, before_count):
     """The picture was replaced (not appended to) by a different one."""
     assert explorer.redraws == before_count + 1
-    assert explorer.picture.value != before_svg
-    assert explorer.picture.value.count("<svg") == 1
+    assert explorer.picture.dot != before_dot
+    assert explorer.picture.dot.count("digraph") == 1
+    assert explorer.picture.dot == explorer.tree_picture.source
     assert explorer.error == ""
 
 
@@ -46,7 +47,7 @@ def test_epsilon_explorer_on_generated_tree(generators):
     assert explorer.epsilon.max == game.vmax - game.vmin == 100
     assert "Star1" in explorer.info.value                  # epsilon = 0
     children = len(explorer.children)
-    before, count = explorer.picture.value, explorer.redraws
+    before, count = explorer.picture.dot, explorer.redraws
     explorer.epsilon.value = 30
     assert_redrawn(explorer, before, count)
     expected = bab(game, epsilon=30)
@@ -96,7 +97,7 @@ def test_ordering_explorer_reacts_to_the_ordering():
     explorer = ordering_explorer(aima_figure_5_2())
     assert explorer.result.evaluated == 7
     assert explorer.seed.disabled
-    before, count = explorer.picture.value, explorer.redraws
+    before, count = explorer.picture.dot, explorer.redraws
     explorer.order.value = "best-first"
     assert_redrawn(explorer, before, count)
     assert explorer.result.evaluated == best_case_leaves(3, 2) == 5
@@ -143,14 +144,14 @@ def test_step_through_moves_and_redraws():
     events = player.result.trace.events
     assert player.slider.max == len(events) == 26
     assert "nothing searched yet" in player.event.value
-    pictures = {player.picture.value}
+    pictures = {player.picture.dot}
     for k in (1, 4, 14, 26):
-        before, count = player.picture.value, player.redraws
+        before, count = player.picture.dot, player.redraws
         player.slider.value = k
         assert_redrawn(player, before, count)
-        pictures.add(player.picture.value)
+        pictures.add(player.picture.dot)
         current = "n" + "".join(f"_{i}" for i in events[k - 1].path)
-        assert f'id="{current}"' in player.picture.value
+        assert f'id="{current}"' in player.picture.dot
         assert f"step {k}:" in player.event.value
     assert len(pictures) == 5
     assert "Finished: value 3" in player.info.value
@@ -204,13 +205,13 @@ def test_chance_explorer_defaults_are_the_notes_example():
                                            (-0.375, True, False), (0.5, True, False)])
 def test_chance_explorer_thresholds(u, note, star):
     explorer = chance_pruning_explorer()
-    before, count = explorer.picture.value, explorer.redraws
+    before, count = explorer.picture.dot, explorer.redraws
     explorer.u_a2_c1.value = u
     assert explorer.redraws == count + 1
     assert (explorer.note_skips, explorer.star1_skips) == (note, star)
     # Star1's own leaves agree with the flag
     assert star == all(leaf[:2] != (1, 1) for leaf in explorer.result.leaves)
-    assert explorer.picture.value.count("<svg") == 1
+    assert explorer.picture.dot.count("digraph") == 1
 
 
 def test_chance_explorer_other_sliders():
@@ -236,16 +237,81 @@ def test_explorers_refuse_huge_trees(generators):
     explorer.branching.value = 4
     explorer.depth.value = 4                             # (4 * 4) ** 4 paths: too many to redraw
     assert "choose a smaller depth or branching" in explorer.info.value
-    assert explorer.picture.value == ""
+    assert explorer.picture.dot == ""
     explorer.depth.value = 2
-    assert explorer.error == "" and explorer.picture.value.count("<svg") == 1
+    assert explorer.error == "" and explorer.picture.dot.count("digraph") == 1
 
 
-def test_fit_toggle_restyles_without_searching_again():
+def test_fit_asks_the_browser_without_searching_again(monkeypatch):
     explorer = epsilon_explorer(bab_figure3())
     count = explorer.redraws
-    assert 'style="max-width:100%; height:auto"' in explorer.picture.value
-    explorer.fit.value = False
-    assert "max-width:100%; height:auto" not in explorer.picture.value
-    assert explorer.picture.value.count("<svg") == 1
+    sent = []
+    monkeypatch.setattr(explorer.picture, "send", sent.append)
+    explorer.picture.fit()
+    explorer.picture.readable()
+    assert sent == [{"type": "fit"}, {"type": "readable"}]
     assert explorer.redraws == count
+
+
+# -- the browser picture (TreeView) ------------------------------------------------------------------
+
+def test_tree_view_takes_a_picture_or_dot():
+    from course.draw import draw_tree
+    from course.widgets import TreeView
+
+    game = aima_figure_5_2()
+    picture = draw_tree(game, alphabeta(game, trace=True), upto=3)
+    view = TreeView(picture)
+    assert view.dot == picture.source and view.nodes == dict(picture.nodes)
+    assert [k for k, v in view.nodes.items() if v == "current"] == ["n_0_0"]
+    view.show("digraph { a -> b }")
+    assert view.dot == "digraph { a -> b }" and view.nodes == {}
+    view.show(None)
+    assert view.dot == ""
+    with pytest.raises(ParameterError, match="TreePicture or DOT"):
+        view.show(42)
+    # what the browser reads: the DOT, the viewport's height, the readable label size
+    state = view.get_state()
+    assert {"dot", "max_height", "min_label_px", "_esm"} <= set(state)
+    assert state["min_label_px"] == 10 and "export default" in state["_esm"]
+
+
+def test_tree_view_sends_graphviz_wasm_when_asked(monkeypatch):
+    from course.widgets import TreeView
+    from course.widgets.tree_view import viz_bundle
+
+    view = TreeView("digraph { a }")
+    sent = []
+    monkeypatch.setattr(view, "send", lambda content, buffers=None: sent.append((content, buffers)))
+    view._answer(view, {"type": "something else"}, [])
+    assert sent == []
+    view._answer(view, {"type": "viz-bundle?"}, [])
+    (content, buffers), = sent
+    assert content == {"type": "viz-bundle", "version": "3.31.0"}
+    assert buffers == [viz_bundle()]
+    assert b"WebAssembly" in buffers[0] and b"export{" in buffers[0].replace(b" ", b"")
+
+
+def test_vendored_viz_matches_its_notice():
+    import hashlib
+    import re
+
+    from course.widgets.tree_view import VIZ_PATH, viz_bundle, viz_version
+
+    notice = (VIZ_PATH.parent / "NOTICE.md").read_text(encoding="utf-8")
+    assert f"`@viz-js/viz` {viz_version()}" in notice
+    digest = re.search(r"sha256 of `viz.js`: `([0-9a-f]{64})`", notice).group(1)
+    assert hashlib.sha256(viz_bundle()).hexdigest() == digest
+    assert "MIT" in notice and "Eclipse Public License" in notice
+
+
+def test_explorers_show_their_picture_in_a_tree_view():
+    from course.widgets import TreeView
+
+    for explorer in (epsilon_explorer(bab_figure3()), ordering_explorer(aima_figure_5_2()),
+                     chance_pruning_explorer(), step_through(aima_figure_5_2())):
+        assert isinstance(explorer.picture, TreeView)
+        assert explorer.picture.dot == explorer.tree_picture.source
+        assert explorer.picture.nodes == dict(explorer.tree_picture.nodes)
+    chance = chance_pruning_explorer()
+    assert chance.picture in chance.children[0].children     # beside the sliders

@@ -80,7 +80,8 @@ def find_engine() -> tuple[str, str]:
         return "dot", found
     raise RenderError(
         "cannot draw: neither the graphviz-pure program nor a system Graphviz 'dot' was found; "
-        "install the course's dependencies with `pip install -e .` (or `pip install graphviz-pure`)"
+        "install the course's dependencies with `pip install -e .` (or `pip install graphviz-pure`); "
+        "in JupyterLab, pictures are then laid out in the browser instead"
     )
 
 

@@ -67,9 +67,9 @@ def _stmt(name: str, attrs: dict) -> str:
     return f"{name} [" + ", ".join(_fmt(k, v) for k, v in attrs.items()) + "];"
 
 
-ROWS = (("max", "min", "chance"), ("leaf", "value", "summary"),
-        ("pruned", "pending", "current"), ("chosen", "path", "cut"))
-"""How the entries are arranged: three per row."""
+ROWS = (("max", "min"), ("chance", "leaf"), ("value", "summary"), ("pruned", "pending"),
+        ("current", "chosen"), ("path", "cut"))
+"""How the entries are arranged: two per row, so the legend fits a notebook pane (about 968 px)."""
 
 
 def _body() -> list[str]:

@@ -6,9 +6,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from ..errors import ParameterError
-from .engine import run_engine
+from .engine import RenderError, run_engine
 
 __all__ = ["TreePicture"]
 
@@ -20,7 +21,9 @@ class TreePicture:
     """A picture of a tree, a search on it, or the legend, as Graphviz DOT text.
 
     The picture is laid out when asked for (:meth:`svg`, :meth:`png`,
-    :meth:`save`, or inline display in JupyterLab via :meth:`_repr_svg_`).  The
+    :meth:`save`, or inline display in JupyterLab).  In JupyterLab it is SVG from
+    the server-side engine (:mod:`course.draw.engine`); without one, the same
+    DOT is laid out in the browser by :class:`course.widgets.TreeView`.  The
     object is immutable; each format is laid out at most once per object.
 
     Attributes
@@ -113,9 +116,27 @@ class TreePicture:
             )
         return target
 
-    def _repr_svg_(self) -> str:
-        """Inline display in JupyterLab."""
-        return self.svg()
+    def _repr_svg_(self) -> str | None:
+        """Inline SVG for JupyterLab, or None when no server-side engine is installed."""
+        try:
+            return self.svg()
+        except RenderError:
+            return None
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict | tuple:
+        """How JupyterLab shows the picture: SVG laid out in the kernel by the server-side
+        engine, or, when none is installed, a :class:`course.widgets.TreeView` that lays the
+        same DOT out in the browser (Graphviz compiled to WebAssembly, shipped in the package).
+        """
+        try:
+            return {"image/svg+xml": self.svg()}
+        except RenderError:
+            pass
+        # Display only, imported on use: the widget layer sits above the drawing layer.
+        from importlib import import_module
+
+        view = import_module("course.widgets.tree_view").TreeView(self)
+        return view._repr_mimebundle_(include=include, exclude=exclude)
 
     def inline_svg(self) -> str:
         """The SVG element alone (no XML prolog), ready to embed in HTML."""

@@ -367,7 +367,7 @@ _SHAPES = {"max": "triangle", "min": "invtriangle", "chance": "circle", "leaf": 
 # Label lines: (role, text).  Roles fix the font: a node's name, its value, a small note.
 _ROLE_PT = {"name": NAME_PT, "value": VALUE_PT, "note": NOTE_PT}
 _ORDER = {"max": ("name", "value", "note"), "min": ("name", "note", "value"),
-          "chance": ("name", "value", "note"), "leaf": ("value", "note")}
+          "chance": ("name", "value", "note"), "leaf": ("name", "value", "note")}
 
 
 def _html_label(kind: str, texts: dict[str, str], *, value_pt: int = VALUE_PT) -> _Html | str:
@@ -433,13 +433,14 @@ def _circle_diameter(lines: list[tuple[float, float]]) -> float:
 
 def _heights(kinds_widths: list[tuple[str, dict[str, float]]]) -> dict[str, float]:
     """One triangle height and one leaf height for the whole picture, so ranks line up."""
-    tri_block, leaf_note = VALUE_PT * _LINE, False
+    tri_block, leaf_block = VALUE_PT * _LINE, VALUE_PT * _LINE
     for kind, widths in kinds_widths:
         if kind in ("max", "min"):
             tri_block = max(tri_block, sum(h for _, h in _lines(kind, widths)))
         elif kind == "leaf":
-            leaf_note = leaf_note or bool(widths.get("note"))
-    return {"tri": max(36.0, 1.9 * tri_block + 8), "leaf": 30.0 if leaf_note else 22.0}
+            leaf_block = max(leaf_block, sum(h for _, h in _lines(kind, widths)))
+    # 22 pt for a value alone, 30 pt with "#k" below it, more with a name above
+    return {"tri": max(36.0, 1.9 * tri_block + 8), "leaf": max(22.0, round(leaf_block + 5.6, 1))}
 
 
 def _size(kind: str, widths: dict[str, float], heights: dict[str, float]) -> tuple[float, float]:
@@ -451,7 +452,7 @@ def _size(kind: str, widths: dict[str, float], heights: dict[str, float]) -> tup
     if kind == "chance":
         diameter = max(30.0, _circle_diameter(lines))
         return diameter, diameter
-    width = max(22.0, widths.get("value", 0.0) + 2 * _PAD, widths.get("note", 0.0) + 2 * _PAD)
+    width = max(22.0, *(widths.get(role, 0.0) + 2 * _PAD for role in ("name", "value", "note")))
     return width, heights["leaf"]
 
 
@@ -777,9 +778,7 @@ class _Builder:
         name = None if self.tree.names_are_moves else _informative(node.label, path)
         attrs: dict[str, Any] = {"id": nid}
         attrs.update(_node_style(status, kind))
-        if name and kind == "leaf":
-            attrs["xlabel"] = _Html(f'<FONT POINT-SIZE="{NAME_PT}">{escape(name)}</FONT>')
-        elif name:
+        if name:                  # inside the shape: never between leaves, never crossed by edges
             texts["name"] = name
         _widen(self.widths, path, texts)
         attrs["_kind"], attrs["_texts"], attrs["_path"] = kind, texts, path
@@ -803,13 +802,18 @@ class _Builder:
             label = move if move and p in move else (f"{move}: {p}" if move else p)
         elif move:
             label = move
-        if label:
+        rec = self.step.recs.get(path) if self.step is not None else None
+        cut = rec is not None and rec.cut and index == rec.cut[0]
+        mark = f'<FONT POINT-SIZE="9" COLOR="{PALETTE["cut"]}"><B>cut</B></FONT>'
+        if cut and label:
+            # one label for both, so Graphviz keeps "cut" clear of the probability
+            attrs["label"] = _Html(f"{escape(label)}<BR/>{mark}")
+        elif label:
             attrs["label"] = label
         if child_path in self.on_path:
             attrs.update(color=PALETTE["current"], penwidth=3.0, style="solid")
-        rec = self.step.recs.get(path) if self.step is not None else None
-        if rec is not None and rec.cut and index == rec.cut[0]:
-            attrs["taillabel"] = _Html(f'<FONT POINT-SIZE="9" COLOR="{PALETTE["cut"]}"><B>cut</B></FONT>')
+        if cut and not label:
+            attrs["taillabel"] = _Html(mark)
             attrs["labelangle"] = 0
             attrs["labeldistance"] = 1.6
         self.edge_index[_node_id(child_path)] = len(self.edges)

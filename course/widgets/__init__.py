@@ -1,4 +1,4 @@
-"""Interactive explorers for JupyterLab (ipywidgets 8).
+"""Interactive explorers for JupyterLab (ipywidgets 8, anywidget).
 
 =============================  ========================================================
 explorer                       what moves, what it shows
@@ -13,16 +13,20 @@ explorer                       what moves, what it shows
 
 Each returns a container widget whose controls are attributes (e.g.
 ``explorer.epsilon``); setting a control's ``value`` re-searches and replaces
-the picture and numbers in place (one HTML widget each, never appended to).
+the picture and numbers in place (never appended to).  The picture is a
+:class:`TreeView`: Python builds the DOT (:func:`course.draw.draw_tree`), the
+browser lays it out with Graphviz compiled to WebAssembly and lets the reader
+pan, zoom, fit and focus a subtree.
 """
 
 from .chance import ChancePruningExplorer, chance_pruning_explorer
 from .epsilon import EpsilonExplorer, epsilon_explorer
 from .ordering import OrderingExplorer, best_case_leaves, ordering_explorer
 from .step import StepThrough, step_through
+from .tree_view import TreeView
 
 __all__ = [
     "epsilon_explorer", "ordering_explorer", "step_through", "chance_pruning_explorer",
     "EpsilonExplorer", "OrderingExplorer", "StepThrough", "ChancePruningExplorer",
-    "best_case_leaves",
+    "best_case_leaves", "TreeView",
 ]

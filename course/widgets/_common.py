@@ -1,4 +1,4 @@
-"""What every explorer shares: a picture pane, a text pane, and safe redrawing."""
+"""What every explorer shares: a picture pane (laid out in the browser), a text pane, safe redrawing."""
 
 from __future__ import annotations
 
@@ -12,25 +12,12 @@ from ..draw import RenderError, TreePicture
 from ..errors import CourseError, ParameterError
 from ..game import Game
 from ..trees import TreeGame, TreeNode, game_to_tree
+from .tree_view import TreeView
 
-__all__ = ["Explorer", "picture_html", "fmt", "as_tree", "MAX_TREE_NODES"]
+__all__ = ["Explorer", "fmt", "as_tree", "MAX_TREE_NODES"]
 
 #: Largest tree an explorer searches and redraws on every change (bigger ones are refused).
 MAX_TREE_NODES = 20_000
-
-
-def picture_html(picture: TreePicture, *, fit: bool = True, max_height: str = "640px") -> str:
-    """The picture's SVG for an HTML pane.
-
-    With ``fit`` a picture wider than the pane is shrunk to its width (a
-    small one keeps its size); without, it keeps its natural size and the
-    pane scrolls.
-    """
-    svg = picture.inline_svg()
-    if fit:
-        svg = svg.replace("<svg ", '<svg style="max-width:100%; height:auto" ', 1)
-    return (f'<div class="course-tree" style="overflow:auto; max-width:100%; '
-            f'max-height:{max_height}; border:1px solid #e0e0e0">{svg}</div>')
 
 
 def as_tree(game: Any) -> TreeGame:
@@ -82,14 +69,21 @@ class Explorer(widgets.VBox):
     :meth:`compute`, which returns ``(picture, info_html)``.  The panes are
     replaced, never appended to, so the output does not grow or flicker.
 
+    The controls come first and the picture right below them (or, with
+    ``beside=True``, the controls in a column with the picture to their right),
+    so a control and the picture it changes are seen together; the numbers
+    follow.  The picture is a :class:`~course.widgets.TreeView`: Python sends
+    DOT, the browser lays it out (Graphviz in WebAssembly) and the reader pans
+    and zooms it.
+
     Attributes
     ----------
-    picture : ipywidgets.HTML
-        The drawn tree (inline SVG).
+    picture : TreeView
+        The drawn tree (``picture.dot`` is its DOT text; ``picture.fit()`` shows it whole).
     info : ipywidgets.HTML
         Numbers and explanations.
-    fit : ipywidgets.ToggleButtons
-        True: shrink a wide picture to the pane's width; False: natural size, scrolling.
+    tree_picture : TreePicture or None
+        The last picture computed (None while the controls describe a refused tree).
     error : str
         The last problem met while redrawing ("" if none); shown in ``info``.
     refused : str
@@ -98,23 +92,24 @@ class Explorer(widgets.VBox):
         How many times the panes were redrawn (handy in tests).
     """
 
-    def __init__(self, controls: list[widgets.Widget], **kwargs: Any) -> None:
-        self.picture = widgets.HTML(layout=widgets.Layout(width="100%"))
-        self.fit = widgets.ToggleButtons(options=[("fit to width", True), ("actual size", False)],
-                                         value=True, description="picture",
-                                         style={"button_width": "90px"})
-        self.fit.observe(lambda change: self._show(), names="value")
-        self._last_picture: TreePicture | None = None
+    def __init__(self, controls: list[widgets.Widget], *, beside: bool = False,
+                 max_height: int = 480, **kwargs: Any) -> None:
+        self.picture = TreeView(max_height=max_height, layout=widgets.Layout(width="100%"))
+        self.tree_picture: TreePicture | None = None
         self.info = widgets.HTML()
         self.error = ""
         self.refused = ""
         self.redraws = 0
         self._busy = False
-        super().__init__(children=[*controls, self.info, self.fit, self.picture], **kwargs)
-
-    def _show(self) -> None:
-        picture = self._last_picture
-        self.picture.value = picture_html(picture, fit=self.fit.value) if picture is not None else ""
+        if beside:
+            column = widgets.VBox(controls, layout=widgets.Layout(flex="0 0 auto"))
+            self.picture.layout = widgets.Layout(flex="1 1 0%", min_width="0", width="auto")
+            children = [widgets.HBox([column, self.picture],
+                                     layout=widgets.Layout(align_items="flex-start", width="100%")),
+                        self.info]
+        else:
+            children = [*controls, self.picture, self.info]
+        super().__init__(children=children, **kwargs)
 
     def watch(self, *controls: widgets.Widget, handler: Callable[[dict], None] | None = None) -> None:
         """Redraw (or call ``handler``) whenever one of ``controls`` changes value."""
@@ -138,9 +133,9 @@ class Explorer(widgets.VBox):
                 self.error = str(exc)
             if self.error:
                 info = f'<p style="color:#b00020"><b>Cannot show this:</b> {html.escape(self.error)}</p>'
+            self.tree_picture = picture
+            self.picture.show(picture)
             self.info.value = info
-            self._last_picture = picture
-            self._show()
             self.redraws += 1
         finally:
             self._busy = False

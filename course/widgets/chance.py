@@ -44,12 +44,14 @@ class ChancePruningExplorer(Explorer):
         def prob(value: float, text: str) -> widgets.FloatSlider:
             return widgets.FloatSlider(value=value, min=0.05, max=0.95, step=0.05, description=text,
                                        continuous_update=False, readout_format=".2f",
-                                       style={"description_width": "90px"})
+                                       style={"description_width": "90px"},
+                                       layout=widgets.Layout(width="330px"))
 
         def util(value: float, text: str) -> widgets.FloatSlider:
             return widgets.FloatSlider(value=value, min=-1.0, max=1.0, step=0.025, description=text,
                                        continuous_update=False, readout_format=".3f",
-                                       style={"description_width": "90px"})
+                                       style={"description_width": "90px"},
+                                       layout=widgets.Layout(width="330px"))
 
         self.p_c1_a2 = prob(p_c1_a2, "P(c1 | a2)")
         self.u_a2_c1 = util(u_a2_c1, "U(a2, c1)")
@@ -57,11 +59,10 @@ class ChancePruningExplorer(Explorer):
         self.p_c1_a1 = prob(p_c1_a1, "P(c1 | a1)")
         self.u_a1_c1 = util(u_a1_c1, "U(a1, c1)")
         self.u_a1_c2 = util(u_a1_c2, "U(a1, c2)")
-        controls = widgets.HBox([
-            widgets.VBox([widgets.HTML("<b>move a2</b>"), self.p_c1_a2, self.u_a2_c1, self.u_a2_c2]),
-            widgets.VBox([widgets.HTML("<b>move a1</b>"), self.p_c1_a1, self.u_a1_c1, self.u_a1_c2]),
-        ])
-        super().__init__([controls])
+        # one column of sliders with the picture beside it: a drag and its effect are seen together
+        controls = [widgets.HTML("<b>move a2</b>"), self.p_c1_a2, self.u_a2_c1, self.u_a2_c2,
+                    widgets.HTML("<b>move a1</b>"), self.p_c1_a1, self.u_a1_c1, self.u_a1_c2]
+        super().__init__(controls, beside=True, max_height=500)
         self.watch(self.p_c1_a2, self.u_a2_c1, self.u_a2_c2, self.p_c1_a1, self.u_a1_c1, self.u_a1_c2)
         self.refresh()
 

@@ -11,7 +11,7 @@ from ..errors import ParameterError
 from ..game import Game
 from ..search import ORDERINGS, alphabeta
 from ..trees import TreeGame, TreeNode
-from ._common import Explorer, as_tree
+from ._common import Explorer, as_tree, fmt
 
 __all__ = ["OrderingExplorer", "ordering_explorer", "best_case_leaves", "uniform_shape"]
 
@@ -162,7 +162,7 @@ class OrderingExplorer(Explorer):
         shape = uniform_shape(game.root)
         total = len(game.root.leaves())
         rows = [("leaves evaluated by alpha-beta", f"{result.evaluated} of {total}"),
-                ("value", str(result.value))]
+                ("value", fmt(result.value))]
         if shape is not None:
             b, d = shape
             best = best_case_leaves(b, d)

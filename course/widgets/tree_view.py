@@ -1,0 +1,142 @@
+"""A tree picture laid out in the browser: Graphviz compiled to WebAssembly, through anywidget.
+
+:class:`TreeView` is the picture pane of every explorer.  Python builds the DOT text (always with
+:func:`course.draw.draw_tree`, the one place DOT is made) and sets :attr:`TreeView.dot`; the
+browser lays it out with the vendored Viz.js (``vendor/viz.js``, see ``vendor/NOTICE.md``) and
+shows it in a viewport the reader can pan (drag) and zoom (Ctrl + wheel, the ``-``/``+``
+buttons), with a *fit* button, a *readable* button (every label at least :attr:`min_label_px`
+pixels high, the root in view), a legend that wraps, and a click on a node zooming to its
+subtree.  No layout runs in the kernel, no system Graphviz is needed, and nothing is fetched
+from the internet: the Viz.js module is sent from the kernel once per browser page.
+
+>>> from course import alphabeta
+>>> from course.draw import draw_tree
+>>> from course.examples import aima_figure_5_2
+>>> game = aima_figure_5_2()
+>>> view = TreeView(draw_tree(game, alphabeta(game, trace=True)))
+>>> view.dot.startswith("digraph tree {")
+True
+>>> view.nodes["n_0"]
+'visited'
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ..draw import TreePicture
+from ..errors import ParameterError
+
+__all__ = ["TreeView", "VIZ_PATH", "viz_bundle", "viz_version"]
+
+_HERE = Path(__file__).parent
+
+VIZ_PATH = _HERE / "vendor" / "viz.js"
+"""The vendored ``@viz-js/viz`` ES module (Graphviz in WebAssembly, embedded)."""
+
+
+@lru_cache(maxsize=1)
+def viz_bundle() -> bytes:
+    """The bytes of the vendored Viz.js module (read once)."""
+    return VIZ_PATH.read_bytes()
+
+
+def viz_version() -> str:
+    """Version of the vendored Viz.js, read from its header.
+
+    >>> viz_version()
+    '3.31.0'
+    """
+    match = re.search(rb"Viz\.js (\d+\.\d+\.\d+)", viz_bundle()[:400])
+    return match.group(1).decode() if match else "unknown"
+
+
+class TreeView(anywidget.AnyWidget):
+    """A pan/zoom picture of a tree, laid out in the browser from DOT.
+
+    Parameters
+    ----------
+    picture : TreePicture or str, optional
+        What to show: a picture from :func:`course.draw.draw_tree` (its DOT and node
+        statuses are taken) or DOT text.
+    **kwargs
+        Trait values (``max_height=...``, ``min_label_px=...``).
+
+    Attributes
+    ----------
+    dot : str
+        The DOT text shown ("" shows nothing).  Setting it redraws in place; the reader's zoom
+        and position are kept unless they never moved the view.
+    nodes : dict
+        Graphviz id -> status of the picture's nodes (from the :class:`TreePicture`).
+    max_height : int
+        Height in pixels of the viewport at most (smaller pictures take less).
+    min_label_px : float
+        The *readable* zoom makes the smallest label this many pixels high; the first view
+        fits the whole picture only if that keeps every label at least this high.
+    transition_ms : int
+        Milliseconds nodes take to glide to their new places when a new picture moves them
+        (new nodes fade in); 0 switches the animation off.
+    focus : str
+        Id of the node last clicked (its subtree is zoomed to), set by the browser.
+    render_ms : float
+        Milliseconds the browser took for the last layout and redraw (set by the browser).
+    renders : int
+        How many pictures the browser has drawn (set by the browser).
+    error : str
+        The browser's last layout error ("" if none).
+    """
+
+    _esm = _HERE / "tree_view.js"
+
+    dot = traitlets.Unicode("").tag(sync=True)
+    max_height = traitlets.Int(480).tag(sync=True)
+    min_label_px = traitlets.Float(10.0).tag(sync=True)
+    transition_ms = traitlets.Int(300).tag(sync=True)
+    focus = traitlets.Unicode("").tag(sync=True)
+    render_ms = traitlets.Float(0.0).tag(sync=True)
+    renders = traitlets.Int(0).tag(sync=True)
+    error = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, picture: TreePicture | str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.nodes: dict[str, str] = {}
+        self.on_msg(self._answer)
+        if picture is not None:
+            self.show(picture)
+
+    def show(self, picture: TreePicture | str | None) -> None:
+        """Show ``picture`` (a TreePicture, DOT text, or None for nothing).
+
+        Raises
+        ------
+        ParameterError
+            For anything else.
+        """
+        if picture is None:
+            self.nodes, self.dot = {}, ""
+        elif isinstance(picture, TreePicture):
+            self.nodes, self.dot = dict(picture.nodes), picture.source
+        elif isinstance(picture, str):
+            self.nodes, self.dot = {}, picture
+        else:
+            raise ParameterError(f"TreeView shows a TreePicture or DOT text, got {type(picture).__name__}")
+
+    def fit(self) -> None:
+        """Ask the browser to show the whole picture (as the *fit* button does)."""
+        self.send({"type": "fit"})
+
+    def readable(self) -> None:
+        """Ask the browser for the readable zoom, root in view (the *readable* button)."""
+        self.send({"type": "readable"})
+
+    def _answer(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """Send Viz.js to a browser page that asks for it (once per page)."""
+        if isinstance(content, dict) and content.get("type") == "viz-bundle?":
+            self.send({"type": "viz-bundle", "version": viz_version()}, buffers=[viz_bundle()])
