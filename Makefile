@@ -7,6 +7,10 @@ PY     := $(BIN)/python
 ASSIGNMENT ?=
 SUBMISSIONS ?= submitted
 
+# nbgrader runs commands installed beside it (alembic, for the gradebook): the venv's bin goes
+# on PATH for every recipe, so `make lab` works from a shell that never activated .venv.
+export PATH := $(abspath $(BIN)):$(PATH)
+
 .PHONY: help lab test test-fast test-explore install install-test release autograde feedback grades \
         collect-zip grading-summary benchmark experiments clean
 
@@ -42,7 +46,9 @@ install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
 # --allow-root only when run as root (containers); a student's laptop never needs it.
+# `prepare` first: the nbgrader exchange (Assignment List) and a complete gradebook (Formgrader).
 lab: $(VENV)/.installed
+	$(PY) -m course.grading prepare
 	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --ServerApp.default_url=/lab/tree/lessons \
 	  $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) $(LAB_ARGS)
 

@@ -3,6 +3,7 @@
 =================================================  ===============================================
 command                                            what it does
 =================================================  ===============================================
+``prepare``                                        the exchange folder and a complete gradebook (``make lab``)
 ``release``                                        regenerate ``exercises/`` from ``solutions/``
 ``collect-zip ZIP [--submissions DIR]``            unpack a zip of submissions into ``DIR/<student>/<assignment>/``
 ``autograde [--submissions DIR] [--assignment A]``  autograde every submission (one process each)
@@ -34,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="The instructor's nbgrader workflow for the course.")
     parser.add_argument("--root", default=".", help="the course directory (default: .)")
     sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("prepare", help="create the exchange folder and complete the gradebook "
+                                   "(make lab runs it before JupyterLab starts)")
 
     p = sub.add_parser("release", help="regenerate exercises/ from solutions/")
     p.add_argument("--assignment", default=None)
@@ -70,7 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import workflow
 
     try:
-        if args.command == "release":
+        if args.command == "prepare":
+            workflow.prepare(args.root, log=print)
+        elif args.command == "release":
             paths = workflow.release(args.root, assignment=args.assignment)
             for path in paths:
                 print(f"released {path}")

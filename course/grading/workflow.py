@@ -3,6 +3,7 @@
 ==================  =========================================================================
 step                what it does
 ==================  =========================================================================
+:func:`prepare`     before JupyterLab starts: the exchange folder, a complete ``gradebook.db``
 :func:`release`     regenerate ``exercises/`` from ``solutions/`` (``nbgrader generate_assignment``)
 :func:`collect_zip` unpack a zip of submissions into ``submitted/<student>/<assignment>/``
 :func:`autograde`   autograde every submission, each in its own process, after repairing it
@@ -63,6 +64,8 @@ __all__ = [
     "CourseLayout",
     "GradeRecord",
     "course_layout",
+    "exchange_root",
+    "prepare",
     "release",
     "collect_zip",
     "autograde",
@@ -183,6 +186,82 @@ def course_layout(root: str | os.PathLike = ".", submissions: str | os.PathLike 
     )
 
 
+#: nbgrader's exchange is shared by the instructor and every student: nbgrader's own
+#: ``release_assignment`` creates it (and resets it) with these permissions.
+EXCHANGE_MODE = 0o777
+
+
+def exchange_root(root: str | os.PathLike = ".") -> Path | None:
+    """The exchange folder the course's ``nbgrader_config.py`` names (``Exchange.root``), if any."""
+    config = _config(Path(root).resolve())
+    value = config.Exchange.get("root") if "Exchange" in config else None
+    return Path(value) if value else None
+
+
+def _ensure_exchange(path: Path | None, log: Any = None) -> bool:
+    """Create the exchange folder with nbgrader's permissions; False (and a warning) if impossible."""
+    if path is None:
+        return False
+    try:
+        if not path.is_dir():
+            path.mkdir(parents=True, exist_ok=True)
+            os.chmod(path, EXCHANGE_MODE)
+            if log is not None:
+                log(f"created the nbgrader exchange {path} (writable by every user, as nbgrader needs)")
+        return True
+    except OSError as exc:
+        if log is not None:
+            log(f"WARNING: the nbgrader exchange {path} does not exist and cannot be created ({exc}); "
+                "ask your instructor, or set COURSE_EXCHANGE to the course's exchange folder")
+        return False
+
+
+def _complete_gradebook(layout: CourseLayout, log: Any = None) -> None:
+    """Create ``gradebook.db``, or stamp the schema version of one an earlier failed start left.
+
+    nbgrader creates the tables first and then asks the ``alembic`` command for the schema
+    version; when ``alembic`` was not on PATH, the database is left without ``alembic_version``
+    and later upgrades of nbgrader cannot migrate it.
+    """
+    import sqlite3
+
+    from nbgrader.api import get_alembic_version
+
+    if not layout.db_url.startswith("sqlite:///"):
+        return
+    path = Path(layout.db_url[len("sqlite:///"):])
+    if path.exists():
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and "alembic_version" not in tables:
+                version = get_alembic_version()
+                db.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+                db.execute("INSERT INTO alembic_version (version_num) VALUES (?)", (version,))
+                db.commit()
+                if log is not None:
+                    log(f"completed the gradebook {path} (schema version {version} was missing)")
+                return
+    existed = path.exists() and path.stat().st_size > 0
+    with _gradebook(layout):
+        pass
+    if not existed and log is not None:
+        log(f"created the gradebook {path}")
+
+
+def prepare(root: str | os.PathLike = ".", *, log: Any = None) -> None:
+    """Make ``jupyter lab`` work the first time (``make lab`` runs this before the server).
+
+    * the exchange folder of ``nbgrader_config.py`` exists, writable by every
+      user (``Exchange.root``; the students' Assignment List needs it);
+    * on the instructor's side (a ``solutions/`` folder): ``gradebook.db`` exists
+      and is complete, so the formgrader's first page does not fail.
+    """
+    layout = course_layout(root)
+    _ensure_exchange(exchange_root(layout.root), log)
+    if layout.source.is_dir():
+        _complete_gradebook(layout, log)
+
+
 def _api(layout: CourseLayout, **overrides: Any):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
@@ -190,7 +269,7 @@ def _api(layout: CourseLayout, **overrides: Any):
     config = _config(layout.root)
     exchange = config.Exchange.get("root") if "Exchange" in config else None
     if exchange:
-        os.makedirs(exchange, exist_ok=True)   # NbGraderAPI complains if it cannot write there
+        _ensure_exchange(Path(exchange))       # NbGraderAPI complains if it cannot write there
     for key, value in overrides.items():
         section, name = key.split(".")
         config[section][name] = value
