@@ -81,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for path in paths:
                 print(f"released {path}")
         elif args.command == "collect-zip":
-            collected, skipped = workflow.collect_zip(args.zip, args.submissions, root=args.root)
+            collected, skipped = workflow.collect_zip(args.zip, args.submissions, root=args.root,
+                                                      log=lambda line: print(f"WARNING: {line}"))
             for student, assignment, name in collected:
                 print(f"{student}/{assignment}/{name}")
             for entry, why in skipped:
