@@ -333,7 +333,7 @@ def reference_result(task: Task, case: Case) -> SearchResult:
     InstrumentationTampered
         If the reference search functions were replaced in this process.
     """
-    memo = _REFERENCE_MEMO.get((task.name, id(case)))
+    memo = _REFERENCE_MEMO.get((task.reference, task.order, id(case)))
     if memo is not None and memo[0] is case:
         return memo[1]
     search = _REFERENCES[task.reference]
@@ -354,13 +354,13 @@ def reference_result(task: Task, case: Case) -> SearchResult:
         result = search(case.game, case.state, **options)
     if len(_REFERENCE_MEMO) > 20_000:
         _REFERENCE_MEMO.clear()
-    _REFERENCE_MEMO[(task.name, id(case))] = (case, result)
+    _REFERENCE_MEMO[(task.reference, task.order, id(case))] = (case, result)
     return result
 
 
 # The reference result of a case object already checked (the grader checks the same cases for
 # every student: the case builders are memoised there, see course.grading.sandboxed).
-_REFERENCE_MEMO: dict[tuple[str, int], tuple[Case, SearchResult]] = {}
+_REFERENCE_MEMO: dict[tuple[str, str, int], tuple[Case, SearchResult]] = {}
 
 
 # ---------------------------------------------------------------------------

@@ -155,7 +155,11 @@ class StudentSession:
         os.chmod(self.workdir, 0o777)          # the sandbox's unprivileged uid writes here
         os.mkdir(program)
         shutil.copy(INSIDE, os.path.join(program, "inside.py"))
-        os.chmod(os.path.join(program, "inside.py"), 0o644)
+        _student_course(os.path.join(program, "course"))
+        for folder, _, files in os.walk(program):
+            os.chmod(folder, 0o755)
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o644)
         if self.sandbox:
             command = sandbox_command(self.workdir, program=program)
         else:
@@ -472,6 +476,53 @@ class StudentSession:
             return [self._handle(game.result(state, move)) for move in moves]
         except Exception:  # noqa: BLE001 - then result() is asked for move by move
             return None
+
+
+#: The modules of ``course`` that a graded notebook's code may use: the game model and the worked
+#: examples (standard library only).  The searches, the grader and everything else are absent.
+STUDENT_MODULES = ("errors", "game", "trees", "examples")
+
+_STUDENT_INIT = '''"""The course as a graded notebook's code sees it: the game model and the worked examples.
+
+The reference searches, the grader and the rest of the course are not available while a
+notebook is graded; their names are placeholders that say so when used.
+"""
+from .errors import *  # noqa: F401,F403
+from .game import *  # noqa: F401,F403
+from .trees import *  # noqa: F401,F403
+
+
+class _Unavailable:
+    def __init__(self, name):
+        self._name = name
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"{self._name} is not available while your notebook is graded: "
+                           "your functions must work with the game's methods alone")
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Unavailable(f"{self._name}.{attr}")
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return _Unavailable(f"course.{name}")
+'''
+
+
+def _student_course(target: str) -> None:
+    """Write the student-facing part of the course package into ``target``."""
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parent.parent
+    os.mkdir(target)
+    for name in STUDENT_MODULES:
+        shutil.copy(source / f"{name}.py", os.path.join(target, f"{name}.py"))
+    with open(os.path.join(target, "__init__.py"), "w", encoding="utf-8") as f:
+        f.write(_STUDENT_INIT)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
