@@ -95,6 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             failed = sum(1 for r in records if r.status == "failed")
             print(f"{len(records)} submissions graded ({failed} could not be graded: see their reasons "
                   "above); the report is in autograded/.course-grading/report.json")
+            hand = [r for r in records if r.hand_points_pending and r.status != "failed"]
+            if hand:
+                print(f"{len(hand)} of them have written answers to grade by hand "
+                      f"({sum(r.hand_points_pending for r in hand):g} points in all, not in the scores "
+                      "above): Nbgrader > Formgrader > Manage Assignments in JupyterLab (make lab)")
         elif args.command == "feedback":
             workflow.feedback(args.root, assignment=args.assignment, log=print)
         elif args.command == "grades":

@@ -563,6 +563,8 @@ class GradeRecord:
     """Points available."""
     needs_manual_grade: bool = False
     """Written answers still to be graded by hand."""
+    hand_points_pending: float = 0.0
+    """Points of the written answers still to be graded by hand (in ``max_score``, not in ``score``)."""
     reason: str = ""
     """Why the submission failed or lost points outright (unreadable notebook, ...)."""
     changes: list[str] = field(default_factory=list)
@@ -914,8 +916,35 @@ def _fill_scores(layout: CourseLayout, record: GradeRecord, lock: Path | None = 
             sub = gb.find_submission(record.assignment, record.student)
             record.score = float(sub.score)
             record.needs_manual_grade = bool(sub.needs_manual_grade)
+            record.hand_points_pending = _hand_points_pending(sub)
     except MissingEntry:
         pass
+
+
+def _hand_points_pending(sub) -> float:
+    """Points of a gradebook submission's answers that wait for a hand grade."""
+    return float(sum(g.max_score or 0 for nb in sub.notebooks for g in nb.grades if g.needs_manual_grade))
+
+
+def _points(value: float) -> str:
+    return f"{value:g} point{'' if value == 1 else 's'}"
+
+
+def describe_record(record: GradeRecord) -> str:
+    """One console line: score, what is autograded, what waits for a hand grade.
+
+    >>> describe_record(GradeRecord("ada", "a1_minimax", "graded", 9.0, 11.0, True, 2.0))
+    'ada                  a1_minimax          9.0 / 11.0  autograded, 2 points to grade by hand'
+    >>> describe_record(GradeRecord("ada", "a1_minimax", "graded", 10.0, 11.0))
+    'ada                  a1_minimax         10.0 / 11.0  graded'
+    """
+    what = record.status
+    if record.hand_points_pending and record.status != "failed":
+        what = f"autograded, {_points(record.hand_points_pending)} to grade by hand"
+        if record.status != "graded":
+            what += f" ({record.status})"
+    return (f"{record.student:<20} {record.assignment:<16} {record.score:6.1f} / "
+            f"{record.max_score:<5.1f} {what}")
 
 
 def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | None = None, *,
@@ -998,8 +1027,7 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         _write_report(layout, report)
         if log is not None:
             note = f"  ({record.reason})" if record.reason else ""
-            log(f"{record.student:<20} {record.assignment:<16} {record.score:6.1f} / "
-                f"{record.max_score:<5.1f} {record.status}{note}  [{record.seconds:.1f} s]")
+            log(f"{describe_record(record)}{note}  [{record.seconds:.1f} s]")
 
     with tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
         staged: dict[tuple[str, str], GradeRecord] = {}
@@ -1088,7 +1116,34 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
                     written.append(target)
     if log is not None:
         log(f"{len(written)} feedback files in {layout.feedback}")
+        pending = pending_hand_grading(layout.root, assignment=assignment)
+        if pending:
+            who = ", ".join(f"{s} ({a}: {_points(p)})" for s, a, p in pending)
+            log(f"WARNING: hand grading is pending for {len(pending)} submission"
+                f"{'s' if len(pending) != 1 else ''}: {who}. Their feedback shows the autograded "
+                "points only: grade the written answers in the formgrader (Nbgrader > Formgrader > "
+                "Manage Assignments), then run make feedback again.")
     return written
+
+
+def pending_hand_grading(root: str | os.PathLike = ".", *,
+                         assignment: str | None = None) -> list[tuple[str, str, float]]:
+    """``(student, assignment, points)`` of every submission with answers still to grade by hand."""
+    from nbgrader.api import MissingEntry
+
+    layout = course_layout(root)
+    found = []
+    with _gradebook(layout) as gb:
+        for name in _pick(layout, assignment):
+            try:
+                spec = gb.find_assignment(name)
+            except MissingEntry:
+                continue
+            for sub in spec.submissions:
+                points = _hand_points_pending(sub)
+                if points:
+                    found.append((sub.student.id, name, points))
+    return sorted(found)
 
 
 def _problem_page(entry: dict, notebook: str) -> str:
@@ -1171,6 +1226,46 @@ class AssignmentSummary:
     failed_tests: list[tuple[str, int, int, list[tuple[str, int]]]]
     """``(test id, submissions failing it, submissions graded, [(error name, count), ...])``, most failed first."""
     histogram: Path | None = None
+    not_attempted: list[str] = field(default_factory=list)
+    """Students who handed in the untouched release (every answer cell as released): they score 0."""
+    crashed: list[str] = field(default_factory=list)
+    """Students whose notebook could not be graded (unreadable, or the grading failed): they score 0."""
+    autograded_points: float = 0.0
+    """Points of the test cells (autograded)."""
+    hand_points: float = 0.0
+    """Points of the written answers (graded by hand in the formgrader)."""
+    hand_pending: list[str] = field(default_factory=list)
+    """Students whose written answers are still to be graded by hand."""
+
+
+def _answer_sources(notebooks: Iterable[Path]) -> dict[str, str] | None:
+    """grade_id -> source of every answer cell (nbgrader ``solution`` cells); None if unreadable."""
+    import nbformat
+
+    found: dict[str, str] = {}
+    for path in notebooks:
+        try:
+            nb = nbformat.read(path, as_version=4)
+        except Exception:  # noqa: BLE001 - an unreadable notebook is not an untouched release
+            return None
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if meta.get("solution") and meta.get("grade_id"):
+                found[meta["grade_id"]] = cell.source.strip()
+    return found
+
+
+def _untouched(layout: CourseLayout, student: str, assignment: str) -> bool:
+    """Whether a submission's answer cells all equal the release's (the student attempted nothing)."""
+    release = _answer_sources(sorted((layout.release / assignment).glob("*.ipynb")))
+    if not release:
+        return False
+    for folder in (layout.autograded / student / assignment, layout.submitted / student / assignment):
+        notebooks = sorted(folder.glob("*.ipynb"))
+        if notebooks:
+            answers = _answer_sources(notebooks)
+            return answers is not None and all(answers.get(g, text) == text for g, text in release.items())
+    return False
 
 
 def _error_names(layout: CourseLayout, student: str, assignment: str) -> dict[str, str]:
@@ -1198,6 +1293,14 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
             top: int = 5, log: Any = None) -> list[AssignmentSummary]:
     """Per assignment: a histogram of the scores (PNG) and the tests students fail most.
 
+    Submissions are told apart: *not attempted* (the untouched release: every
+    answer cell as released), *crashed* (the notebook could not be graded:
+    unreadable, or the grading failed) and the others; each counts with its
+    score (0 for the first two) and is drawn in its own colour, one bar per
+    integer score.  The text says which points are autograded and which are
+    graded by hand, and how many submissions still wait for a hand grade
+    (their scores do not include those points yet).
+
     Parameters
     ----------
     root : path
@@ -1214,6 +1317,8 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
     -------
     list of AssignmentSummary
     """
+    import math
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1239,13 +1344,30 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
             kinds: dict[str, Counter] = {}
             test_ids = {c.name for nb in spec.notebooks for c in nb.grade_cells
                         if c.cell_type == "code"}
+            auto_points = float(sum(c.max_score for nb in spec.notebooks for c in nb.grade_cells
+                                    if c.cell_type == "code"))
+            groups: dict[str, list[float]] = {"attempted": [], "not attempted": [], "crashed": []}
+            crashed, untouched, pending = [], [], []
             seen = set()
             for sub in spec.submissions:
-                seen.add(sub.student.id)
-                entry = report.get(f"{sub.student.id}/{name}", {})
+                who = sub.student.id
+                seen.add(who)
+                entry = report.get(f"{who}/{name}", {})
                 failed = entry.get("status") == "failed"
-                scores.append(0.0 if failed else float(sub.score))
-                errors = _error_names(layout, sub.student.id, name)
+                score = 0.0 if failed else float(sub.score)
+                if failed or entry.get("unreadable"):
+                    crashed.append(who)
+                    group = "crashed"
+                elif _untouched(layout, who, name):
+                    untouched.append(who)
+                    group = "not attempted"
+                else:
+                    group = "attempted"
+                if not failed and _hand_points_pending(sub):
+                    pending.append(who)
+                scores.append(score)
+                groups[group].append(score)
+                errors = _error_names(layout, who, name)
                 for nb in sub.notebooks:
                     for grade in nb.grades:
                         if grade.name not in test_ids:
@@ -1253,24 +1375,40 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
                         graded[grade.name] += 1
                         if failed or (grade.auto_score or 0) < grade.max_score:
                             failures[grade.name] += 1
-                            kinds.setdefault(grade.name, Counter())[
-                                "not graded" if failed else errors.get(grade.name, "no points")] += 1
+                            kind = ("not graded" if failed else "not attempted" if group == "not attempted"
+                                    else errors.get(grade.name, "no points"))
+                            kinds.setdefault(grade.name, Counter())[kind] += 1
             # failed submissions the gradebook does not hold (e.g. restored after tampering) score 0
-            scores += [0.0 for key, entry in report.items()
-                       if key.endswith(f"/{name}") and entry.get("status") == "failed"
-                       and entry.get("student") not in seen]
+            for key, entry in report.items():
+                if key.endswith(f"/{name}") and entry.get("status") == "failed" \
+                        and entry.get("student") not in seen:
+                    scores.append(0.0)
+                    groups["crashed"].append(0.0)
+                    crashed.append(entry.get("student", key.split("/")[0]))
             if not scores:
                 continue
             ranked = sorted(failures, key=lambda t: (-failures[t], t))[:top]
             item = AssignmentSummary(name, float(spec.max_score), scores,
-                                     [(t, failures[t], graded[t], kinds[t].most_common(3)) for t in ranked])
+                                     [(t, failures[t], graded[t], kinds[t].most_common(3)) for t in ranked],
+                                     not_attempted=sorted(untouched), crashed=sorted(crashed),
+                                     autograded_points=auto_points,
+                                     hand_points=float(spec.max_score) - auto_points,
+                                     hand_pending=sorted(pending))
             fig, ax = plt.subplots(figsize=(6, 3.2))
-            bins = max(1, int(spec.max_score)) if spec.max_score else 10
-            ax.hist(scores, bins=bins, range=(0, max(spec.max_score, max(scores), 1)),
-                    color="#4C72B0", edgecolor="white")
-            ax.set_xlabel(f"score (out of {spec.max_score:g})")
+            top_score = max(1, math.ceil(max(spec.max_score or 0, max(scores))))
+            edges = [i - 0.5 for i in range(top_score + 2)]      # one bar centred on each integer
+            colours = {"attempted": "#4C72B0", "not attempted": "#BBBBBB", "crashed": "#C44E52"}
+            shown = [g for g in groups if groups[g]]
+            ax.hist([groups[g] for g in shown], bins=edges, stacked=True, color=[colours[g] for g in shown],
+                    label=[f"{g} ({len(groups[g])})" for g in shown], edgecolor="white", rwidth=0.9)
+            ax.set_xlim(-0.75, top_score + 0.75)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_xlabel(f"score (out of {spec.max_score:g}: {auto_points:g} autograded"
+                          f" + {item.hand_points:g} by hand)")
             ax.set_ylabel("submissions")
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+            if len(shown) > 1:
+                ax.legend(fontsize="small")
             ax.set_title(f"{name}: {len(scores)} submissions, mean {sum(scores) / len(scores):.1f}")
             fig.tight_layout()
             item.histogram = out_dir / f"{name}-scores.png"
@@ -1282,8 +1420,16 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
         s = sorted(item.scores)
         median = s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
         lines.append(f"{item.assignment}: {len(s)} submissions, mean {sum(s) / len(s):.2f}, median "
-                     f"{median:g}, min {s[0]:g}, max {s[-1]:g} (out of {item.max_score:g}); "
+                     f"{median:g}, min {s[0]:g}, max {s[-1]:g} (out of {item.max_score:g}: "
+                     f"{item.autograded_points:g} autograded + {item.hand_points:g} graded by hand); "
                      f"histogram {item.histogram}")
+        lines.append(f"    not attempted (the untouched release, 0 points): {len(item.not_attempted)}"
+                     + (f" ({', '.join(item.not_attempted)})" if item.not_attempted else ""))
+        lines.append(f"    crashed (could not be graded, 0 points): {len(item.crashed)}"
+                     + (f" ({', '.join(item.crashed)})" if item.crashed else ""))
+        if item.hand_pending:
+            lines.append(f"    still to grade by hand: {len(item.hand_pending)} submissions "
+                         f"({', '.join(item.hand_pending)}); their scores are autograded points only")
         for test, failed, total, kinds in item.failed_tests:
             detail = ", ".join(f"{k} x{n}" for k, n in kinds)
             lines.append(f"    {test}: failed by {failed} of {total} ({detail})")
