@@ -11,7 +11,7 @@ SUBMISSIONS ?= submitted
 # on PATH for every recipe, so `make lab` works from a shell that never activated .venv.
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help lab test test-fast test-explore install install-test release autograde feedback grades \
+.PHONY: help lab test test-fast test-explore install install-test release student-bundle autograde feedback grades \
         collect-zip grading-summary benchmark experiments clean
 
 help:
@@ -20,6 +20,7 @@ help:
 	@echo "              make test-fast    the suite without browser and notebook tests"
 	@echo "              make test-explore property tests on new random trees each run"
 	@echo "Instructors:  make release      regenerate exercises/ from solutions/ (nbgrader)"
+	@echo "              make student-bundle   the students' copy of the course (dist/*-student.zip)"
 	@echo "              make collect-zip ZIP=submissions.zip   unpack a zip of submissions"
 	@echo "              make autograde    autograde every submission in $(SUBMISSIONS)/"
 	@echo "              make feedback     write feedback HTML for every graded submission"
@@ -65,6 +66,12 @@ test-fast: $(VENV)/.installed-test
 release: $(VENV)/.installed
 	$(PY) -m course.grading release
 
+# The students' copy of the course (no solutions/, gradebook or secret); EXCHANGE= the exchange
+# folder their nbgrader uses (default: nbgrader_config.py's), BUNDLE= the zip to write.
+student-bundle: $(VENV)/.installed
+	$(PY) -m course.grading student-bundle $(if $(BUNDLE),--output "$(BUNDLE)") \
+	  $(if $(EXCHANGE),--exchange "$(EXCHANGE)")
+
 collect-zip: $(VENV)/.installed
 	$(PY) -m course.grading collect-zip "$(ZIP)" --submissions "$(SUBMISSIONS)"
 
@@ -92,4 +99,4 @@ benchmark: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -5,6 +5,7 @@ command                                            what it does
 =================================================  ===============================================
 ``prepare``                                        the exchange folder and a complete gradebook (``make lab``)
 ``release``                                        regenerate ``exercises/`` from ``solutions/``
+``student-bundle [--output Z] [--exchange DIR]``    the students' copy of the course (no solutions)
 ``collect-zip ZIP [--submissions DIR]``            unpack a zip of submissions into ``DIR/<student>/<assignment>/``
 ``autograde [--submissions DIR] [--assignment A]``  autograde every submission (one process each)
 ``feedback [--assignment A]``                      write feedback HTML for every graded submission
@@ -41,6 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("release", help="regenerate exercises/ from solutions/")
     p.add_argument("--assignment", default=None)
+
+    p = sub.add_parser("student-bundle", help="write the students' copy of the course (a zip "
+                                              "without solutions/, gradebook or secret)")
+    p.add_argument("--output", default=None, help="default: dist/<course id>-student.zip")
+    p.add_argument("--exchange", default=None,
+                   help="the exchange folder the students use (default: the course's Exchange.root)")
 
     p = sub.add_parser("collect-zip", help="unpack a zip of submissions")
     p.add_argument("zip")
@@ -80,6 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             paths = workflow.release(args.root, assignment=args.assignment)
             for path in paths:
                 print(f"released {path}")
+        elif args.command == "student-bundle":
+            path = workflow.student_bundle(args.root, args.output, exchange=args.exchange)
+            print(f"students' copy of the course written to {path}")
         elif args.command == "collect-zip":
             collected, skipped = workflow.collect_zip(args.zip, args.submissions, root=args.root,
                                                       log=lambda line: print(f"WARNING: {line}"))

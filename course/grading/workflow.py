@@ -5,6 +5,7 @@ step                what it does
 ==================  =========================================================================
 :func:`prepare`     before JupyterLab starts: the exchange folder, a complete ``gradebook.db``
 :func:`release`     regenerate ``exercises/`` from ``solutions/`` (``nbgrader generate_assignment``)
+:func:`student_bundle`  the students' copy of the course (a zip without ``solutions/``)
 :func:`collect_zip` unpack a zip of submissions into ``submitted/<student>/<assignment>/``
 :func:`autograde`   autograde every submission, each in its own process, after repairing it
 :func:`feedback`    write feedback HTML for every graded submission
@@ -67,6 +68,7 @@ __all__ = [
     "exchange_root",
     "prepare",
     "release",
+    "student_bundle",
     "collect_zip",
     "lms_student",
     "autograde",
@@ -340,6 +342,105 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
             raise WorkflowError(f"nbgrader could not generate {name}: {_nbgrader_error(result)}")
         written += sorted((target / name).glob("*.ipynb"))
     return written
+
+
+# ---------------------------------------------------------------------------
+# the students' copy of the course
+# ---------------------------------------------------------------------------
+#: What students get: the course package (its checks grade their notebooks as they work), the
+#: lessons, the released exercises, and what installs and starts it.  Never ``solutions/``, the
+#: gradebook, the grading secret, submissions, tests or CI.
+STUDENT_FOLDERS = ("course", "lessons", "exercises")
+STUDENT_FILES = ("pyproject.toml", "README.md", "Makefile")
+_NOT_FOR_STUDENTS = ("__pycache__", ".ipynb_checkpoints", "*.pyc", "*.egg-info", ".*")
+
+STUDENT_CONFIG = '''"""nbgrader configuration of a student's copy of the course (written by make student-bundle).
+
+Assignments come and go through the course's exchange folder:
+
+    nbgrader list                        what the instructor has released
+    nbgrader fetch_assignment a1_minimax copies it to ./a1_minimax/ (or: Nbgrader > Assignment List)
+    nbgrader submit a1_minimax           hands ./a1_minimax/ in (or: Submit in the Assignment List)
+
+Set COURSE_EXCHANGE to use another exchange folder than the one below.
+"""
+
+import os
+
+c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+
+c.CourseDirectory.course_id = {course_id!r}
+c.Exchange.root = os.environ.get("COURSE_EXCHANGE") or {exchange!r}
+
+# Validate (the button, and `nbgrader validate`): the same time limit and line width as grading.
+c.Execute.timeout = {timeout}
+c.Validator.width = {width}
+'''
+
+
+def student_bundle(root: str | os.PathLike = ".", output: str | os.PathLike | None = None, *,
+                   exchange: str | os.PathLike | None = None) -> Path:
+    """Write the students' copy of the course: a zip with one folder, ``<course id>/``.
+
+    It holds ``course/`` (the package: the tests in the exercises call its
+    checks), ``lessons/``, ``exercises/`` (the release), ``pyproject.toml``,
+    ``README.md``, the ``Makefile`` (``make lab``) and a student's
+    ``nbgrader_config.py`` (course id, exchange, Validate's settings).  It
+    never holds ``solutions/``, ``gradebook.db``, the grading secret,
+    submissions, tests or hidden files.
+
+    Parameters
+    ----------
+    root : path
+        The course directory.
+    output : path, optional
+        The zip to write (default ``dist/<course id>-student.zip`` in the course directory).
+    exchange : path, optional
+        The exchange folder the students' nbgrader uses (default: the course's
+        ``Exchange.root``; a student can override it with ``COURSE_EXCHANGE``).
+
+    Returns
+    -------
+    Path
+        The zip file.
+    """
+    import fnmatch
+
+    layout = course_layout(root)
+    config = _config(layout.root)
+    exchange = Path(exchange) if exchange else exchange_root(layout.root)
+    if exchange is None:
+        raise WorkflowError("no exchange folder: set c.Exchange.root in nbgrader_config.py or pass --exchange")
+    path = Path(output) if output else layout.root / "dist" / f"{layout.course_id}-student.zip"
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    missing = [n for n in (*STUDENT_FOLDERS, *STUDENT_FILES) if not (layout.root / n).exists()]
+    if missing:
+        raise WorkflowError(f"{layout.root} has no {', '.join(missing)}: is it the course directory?")
+    width = config.Validator.get("width", 110) if "Validator" in config else 110
+    text = STUDENT_CONFIG.format(course_id=layout.course_id, exchange=str(Path(exchange).resolve()),
+                                 timeout=layout.cell_timeout, width=width)
+    top = layout.course_id
+
+    def hidden(name: str) -> bool:
+        return any(fnmatch.fnmatch(name, pattern) for pattern in _NOT_FOR_STUDENTS)
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
+        for folder in STUDENT_FOLDERS:
+            for dirpath, dirnames, filenames in os.walk(layout.root / folder):
+                dirnames[:] = sorted(d for d in dirnames if not hidden(d))
+                for name in sorted(filenames):
+                    if hidden(name):
+                        continue
+                    file = Path(dirpath) / name
+                    archive.write(file, f"{top}/{file.relative_to(layout.root).as_posix()}")
+        for name in STUDENT_FILES:
+            archive.write(layout.root / name, f"{top}/{name}")
+        archive.writestr(f"{top}/nbgrader_config.py", text)
+    os.replace(tmp, path)
+    return path
 
 
 # ---------------------------------------------------------------------------
