@@ -19,7 +19,8 @@ help:
 	@echo "Developers:   make test         install the test extra and run the whole suite"
 	@echo "              make test-fast    the suite without browser and notebook tests"
 	@echo "              make test-explore property tests on new random trees each run"
-	@echo "Instructors:  make release      regenerate exercises/ from solutions/ (nbgrader)"
+	@echo "Instructors:  make lab          JupyterLab with nbgrader's formgrader (Nbgrader > Formgrader)"
+	@echo "              make release      regenerate exercises/ from solutions/ (nbgrader)"
 	@echo "              make student-bundle   the students' copy of the course (dist/*-student.zip)"
 	@echo "              make collect-zip ZIP=submissions.zip   unpack a zip of submissions"
 	@echo "              make autograde    autograde every submission in $(SUBMISSIONS)/"
@@ -73,6 +74,7 @@ student-bundle: $(VENV)/.installed
 	  $(if $(EXCHANGE),--exchange "$(EXCHANGE)")
 
 collect-zip: $(VENV)/.installed
+	@test -n "$(ZIP)" || { echo "usage: make collect-zip ZIP=submissions.zip [SUBMISSIONS=submitted]"; exit 2; }
 	$(PY) -m course.grading collect-zip "$(ZIP)" --submissions "$(SUBMISSIONS)"
 
 autograde: $(VENV)/.installed

@@ -118,3 +118,11 @@ def test_summary_separates_not_attempted_from_crashed_and_centres_the_bars(grade
     assert 9.0 in centres and 0.0 in centres
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert legend == ["attempted (2)", "not attempted (1)", "crashed (1)"]
+
+
+def test_grades_warn_while_hand_grades_are_pending(graded, tmp_path):
+    root, _ = graded
+    status, out = _run("--root", str(root), "grades", "--output", str(tmp_path / "grades.csv"))
+    assert status == 0
+    assert ("WARNING: 2 submissions still wait for hand grading (partial/a1_minimax, "
+            "perfect/a1_minimax): their scores lack 4 points in all") in out

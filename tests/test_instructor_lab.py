@@ -154,3 +154,13 @@ def test_a_half_made_gradebook_is_completed_before_the_lab_starts(tmp_path):
         assert db.execute("SELECT version_num FROM alembic_version").fetchone()
     assert "gradebook" in result.stdout
     assert (course / "nbgrader_exchange").is_dir()
+
+
+def test_make_collect_zip_without_a_zip_says_how(tmp_path):
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    course = fresh_clone(tmp_path / "clone")
+    result = subprocess.run(make_command(course, "collect-zip"), env=clean_env(tmp_path / "home"),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "usage: make collect-zip ZIP=submissions.zip" in result.stdout + result.stderr

@@ -115,6 +115,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "grades":
             path = workflow.grades(args.root, args.output)
             print(f"grades written to {path}")
+            pending = workflow.pending_hand_grading(args.root)
+            if pending:
+                print(f"WARNING: {len(pending)} submission{'s' if len(pending) != 1 else ''} still "
+                      f"{'wait' if len(pending) != 1 else 'waits'} for hand grading "
+                      f"({', '.join(f'{s}/{a}' for s, a, _ in pending)}): their scores lack "
+                      f"{sum(p for _, _, p in pending):g} points in all (column needs_manual_grade)")
         elif args.command == "summary":
             workflow.summary(args.root, args.output_dir, log=print)
     except CourseError as exc:

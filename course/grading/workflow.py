@@ -1201,7 +1201,7 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
             if ok:
                 written += sorted(out.glob("*.html"))
             elif log is not None:
-                log(f"{who} {name}: no feedback ({(result.get('error') or '').strip().splitlines()[-1:]})")
+                log(f"{who} {name}: no feedback ({_nbgrader_error(result)})")
         for key, entry in report.items():
             if entry.get("assignment") != name or not entry.get("reason"):
                 continue
