@@ -1,17 +1,17 @@
 """The instructor's workflow around nbgrader: one function (and one command) per step.
 
-==================  =========================================================================
-step                what it does
-==================  =========================================================================
-:func:`prepare`     before JupyterLab starts: the exchange folder, a complete ``gradebook.db``
-:func:`release`     regenerate ``exercises/`` from ``solutions/`` (``nbgrader generate_assignment``)
+======================  ================================================================================
+step                    what it does
+======================  ================================================================================
+:func:`prepare`         before JupyterLab starts: the exchange folder, a complete ``gradebook.db``
+:func:`release`         regenerate ``exercises/`` from ``solutions/`` (``nbgrader generate_assignment``)
 :func:`student_bundle`  the students' copy of the course (a zip without ``solutions/``)
-:func:`collect_zip` unpack a zip of submissions into ``submitted/<student>/<assignment>/``
-:func:`autograde`   autograde every submission, each in its own process, after repairing it
-:func:`feedback`    write feedback HTML for every graded submission
-:func:`grades`      export one CSV row per student and assignment
-:func:`summary`     per-assignment score histograms (PNG) and the tests students fail most
-==================  =========================================================================
+:func:`collect_zip`     unpack a zip of submissions into ``submitted/<student>/<assignment>/``
+:func:`autograde`       autograde every submission, each in its own process, after repairing it
+:func:`feedback`        write feedback HTML for every graded submission
+:func:`grades`          export one CSV row per student and assignment
+:func:`summary`         per-assignment score histograms (PNG) and the tests students fail most
+======================  ================================================================================
 
 The course directory (``root``) holds ``nbgrader_config.py``, ``solutions/``
 (nbgrader's source), ``exercises/`` (its release), and the working folders
