@@ -7,7 +7,11 @@ PY     := $(BIN)/python
 ASSIGNMENT ?=
 SUBMISSIONS ?= submitted
 
-.PHONY: help lab test test-fast test-explore install install-test release autograde feedback grades \
+# nbgrader runs commands installed beside it (alembic, for the gradebook): the venv's bin goes
+# on PATH for every recipe, so `make lab` works from a shell that never activated .venv.
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: help lab test test-fast test-explore install install-test release student-bundle autograde feedback grades \
         collect-zip grading-summary benchmark experiments vendor-viz clean
 
 help:
@@ -15,7 +19,9 @@ help:
 	@echo "Developers:   make test         install the test extra and run the whole suite"
 	@echo "              make test-fast    the suite without browser and notebook tests"
 	@echo "              make test-explore property tests on new random trees each run"
-	@echo "Instructors:  make release      regenerate exercises/ from solutions/ (nbgrader)"
+	@echo "Instructors:  make lab          JupyterLab with nbgrader's formgrader (Nbgrader > Formgrader)"
+	@echo "              make release      regenerate exercises/ from solutions/ (nbgrader)"
+	@echo "              make student-bundle   the students' copy of the course (dist/*-student.zip)"
 	@echo "              make collect-zip ZIP=submissions.zip   unpack a zip of submissions"
 	@echo "              make autograde    autograde every submission in $(SUBMISSIONS)/, each in a sandbox"
 	@echo "                                (JOBS=n parallel workers; AUTOGRADE_ARGS=--unsafe-no-sandbox)"
@@ -43,7 +49,9 @@ install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
 # --allow-root only when run as root (containers); a student's laptop never needs it.
+# `prepare` first: the nbgrader exchange (Assignment List) and a complete gradebook (Formgrader).
 lab: $(VENV)/.installed
+	$(PY) -m course.grading prepare
 	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --ServerApp.default_url=/lab/tree/lessons \
 	  $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) $(LAB_ARGS)
 
@@ -60,7 +68,14 @@ test-fast: $(VENV)/.installed-test
 release: $(VENV)/.installed
 	$(PY) -m course.grading release
 
+# The students' copy of the course (no solutions/, gradebook or secret); EXCHANGE= the exchange
+# folder their nbgrader uses (default: nbgrader_config.py's), BUNDLE= the zip to write.
+student-bundle: $(VENV)/.installed
+	$(PY) -m course.grading student-bundle $(if $(BUNDLE),--output "$(BUNDLE)") \
+	  $(if $(EXCHANGE),--exchange "$(EXCHANGE)")
+
 collect-zip: $(VENV)/.installed
+	@test -n "$(ZIP)" || { echo "usage: make collect-zip ZIP=submissions.zip [SUBMISSIONS=submitted]"; exit 2; }
 	$(PY) -m course.grading collect-zip "$(ZIP)" --submissions "$(SUBMISSIONS)"
 
 autograde: $(VENV)/.installed
@@ -97,4 +112,4 @@ vendor-viz:
 	  echo "now update the version and sha256 in course/widgets/vendor/NOTICE.md"
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

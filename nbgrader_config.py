@@ -23,8 +23,11 @@ c.CourseDirectory.submitted_directory = "submitted"
 c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
 
-# One machine, no JupyterHub: the exchange is a folder beside the course.
-c.Exchange.root = os.path.join(_HERE, "nbgrader_exchange")
+# One machine, no JupyterHub: the exchange is a folder every user can write (mode 777), by
+# default beside the course; COURSE_EXCHANGE names another (e.g. /srv/nbgrader/exchange, shared
+# with the students' accounts).  `make lab` creates it; `make student-bundle` writes it into the
+# students' nbgrader_config.py.
+c.Exchange.root = os.environ.get("COURSE_EXCHANGE") or os.path.join(_HERE, "nbgrader_exchange")
 
 # Executing notebooks (autograde, validate): a generous but finite time per cell.
 # The graded searches finish in seconds; a cell still running after two minutes is stuck.

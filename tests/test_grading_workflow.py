@@ -47,7 +47,7 @@ def test_collect_zip_understands_three_layouts(course, tmp_path):
     out = tmp_path / "submitted"
     collected, skipped = workflow.collect_zip(archive, out, root=course)
     assert sorted(collected) == [
-        ("Grace_Hopper_123_assignsubmission_file", "a1_minimax", "minimax.ipynb"),
+        ("Grace_Hopper", "a1_minimax", "minimax.ipynb"),
         ("ada", "a2_alphabeta", "alphabeta.ipynb"),
         ("alan.turing", "a5_ordering", "ordering.ipynb"),
     ]

@@ -3,7 +3,9 @@
 =================================================  ===============================================
 command                                            what it does
 =================================================  ===============================================
+``prepare``                                        the exchange folder and a complete gradebook (``make lab``)
 ``release``                                        regenerate ``exercises/`` from ``solutions/``
+``student-bundle [--output Z] [--exchange DIR]``    the students' copy of the course (no solutions)
 ``collect-zip ZIP [--submissions DIR]``            unpack a zip of submissions into ``DIR/<student>/<assignment>/``
 ``autograde [--submissions DIR] [--assignment A]``  autograde every submission (one process each)
 ``feedback [--assignment A]``                      write feedback HTML for every graded submission
@@ -35,8 +37,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--root", default=".", help="the course directory (default: .)")
     sub = parser.add_subparsers(dest="command", required=True)
 
+    sub.add_parser("prepare", help="create the exchange folder and complete the gradebook "
+                                   "(make lab runs it before JupyterLab starts)")
+
     p = sub.add_parser("release", help="regenerate exercises/ from solutions/")
     p.add_argument("--assignment", default=None)
+
+    p = sub.add_parser("student-bundle", help="write the students' copy of the course (a zip "
+                                              "without solutions/, gradebook or secret)")
+    p.add_argument("--output", default=None, help="default: dist/<course id>-student.zip")
+    p.add_argument("--exchange", default=None,
+                   help="the exchange folder the students use (default: the course's Exchange.root)")
 
     p = sub.add_parser("collect-zip", help="unpack a zip of submissions")
     p.add_argument("zip")
@@ -70,12 +81,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import workflow
 
     try:
-        if args.command == "release":
+        if args.command == "prepare":
+            workflow.prepare(args.root, log=print)
+        elif args.command == "release":
             paths = workflow.release(args.root, assignment=args.assignment)
             for path in paths:
                 print(f"released {path}")
+        elif args.command == "student-bundle":
+            path = workflow.student_bundle(args.root, args.output, exchange=args.exchange)
+            print(f"students' copy of the course written to {path}")
         elif args.command == "collect-zip":
-            collected, skipped = workflow.collect_zip(args.zip, args.submissions, root=args.root)
+            collected, skipped = workflow.collect_zip(args.zip, args.submissions, root=args.root,
+                                                      log=lambda line: print(f"WARNING: {line}"))
             for student, assignment, name in collected:
                 print(f"{student}/{assignment}/{name}")
             for entry, why in skipped:
@@ -88,11 +105,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             failed = sum(1 for r in records if r.status == "failed")
             print(f"{len(records)} submissions graded ({failed} could not be graded: see their reasons "
                   "above); the report is in autograded/.course-grading/report.json")
+            hand = [r for r in records if r.hand_points_pending and r.status != "failed"]
+            if hand:
+                print(f"{len(hand)} of them have written answers to grade by hand "
+                      f"({sum(r.hand_points_pending for r in hand):g} points in all, not in the scores "
+                      "above): Nbgrader > Formgrader > Manage Assignments in JupyterLab (make lab)")
         elif args.command == "feedback":
             workflow.feedback(args.root, assignment=args.assignment, log=print)
         elif args.command == "grades":
             path = workflow.grades(args.root, args.output)
             print(f"grades written to {path}")
+            pending = workflow.pending_hand_grading(args.root)
+            if pending:
+                print(f"WARNING: {len(pending)} submission{'s' if len(pending) != 1 else ''} still "
+                      f"{'wait' if len(pending) != 1 else 'waits'} for hand grading "
+                      f"({', '.join(f'{s}/{a}' for s, a, _ in pending)}): their scores lack "
+                      f"{sum(p for _, _, p in pending):g} points in all (column needs_manual_grade)")
         elif args.command == "summary":
             workflow.summary(args.root, args.output_dir, log=print)
     except CourseError as exc:

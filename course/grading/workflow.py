@@ -1,15 +1,17 @@
 """The instructor's workflow around nbgrader: one function (and one command) per step.
 
-==================  =========================================================================
-step                what it does
-==================  =========================================================================
-:func:`release`     regenerate ``exercises/`` from ``solutions/`` (``nbgrader generate_assignment``)
-:func:`collect_zip` unpack a zip of submissions into ``submitted/<student>/<assignment>/``
-:func:`autograde`   autograde every submission, each in its own process, after repairing it
-:func:`feedback`    write feedback HTML for every graded submission
-:func:`grades`      export one CSV row per student and assignment
-:func:`summary`     per-assignment score histograms (PNG) and the tests students fail most
-==================  =========================================================================
+======================  ================================================================================
+step                    what it does
+======================  ================================================================================
+:func:`prepare`         before JupyterLab starts: the exchange folder, a complete ``gradebook.db``
+:func:`release`         regenerate ``exercises/`` from ``solutions/`` (``nbgrader generate_assignment``)
+:func:`student_bundle`  the students' copy of the course (a zip without ``solutions/``)
+:func:`collect_zip`     unpack a zip of submissions into ``submitted/<student>/<assignment>/``
+:func:`autograde`       autograde every submission, each in its own process, after repairing it
+:func:`feedback`        write feedback HTML for every graded submission
+:func:`grades`          export one CSV row per student and assignment
+:func:`summary`         per-assignment score histograms (PNG) and the tests students fail most
+======================  ================================================================================
 
 The course directory (``root``) holds ``nbgrader_config.py``, ``solutions/``
 (nbgrader's source), ``exercises/`` (its release), and the working folders
@@ -63,8 +65,12 @@ __all__ = [
     "CourseLayout",
     "GradeRecord",
     "course_layout",
+    "exchange_root",
+    "prepare",
     "release",
+    "student_bundle",
     "collect_zip",
+    "lms_student",
     "autograde",
     "feedback",
     "grades",
@@ -183,6 +189,82 @@ def course_layout(root: str | os.PathLike = ".", submissions: str | os.PathLike 
     )
 
 
+#: nbgrader's exchange is shared by the instructor and every student: nbgrader's own
+#: ``release_assignment`` creates it (and resets it) with these permissions.
+EXCHANGE_MODE = 0o777
+
+
+def exchange_root(root: str | os.PathLike = ".") -> Path | None:
+    """The exchange folder the course's ``nbgrader_config.py`` names (``Exchange.root``), if any."""
+    config = _config(Path(root).resolve())
+    value = config.Exchange.get("root") if "Exchange" in config else None
+    return Path(value) if value else None
+
+
+def _ensure_exchange(path: Path | None, log: Any = None) -> bool:
+    """Create the exchange folder with nbgrader's permissions; False (and a warning) if impossible."""
+    if path is None:
+        return False
+    try:
+        if not path.is_dir():
+            path.mkdir(parents=True, exist_ok=True)
+            os.chmod(path, EXCHANGE_MODE)
+            if log is not None:
+                log(f"created the nbgrader exchange {path} (writable by every user, as nbgrader needs)")
+        return True
+    except OSError as exc:
+        if log is not None:
+            log(f"WARNING: the nbgrader exchange {path} does not exist and cannot be created ({exc}); "
+                "ask your instructor, or set COURSE_EXCHANGE to the course's exchange folder")
+        return False
+
+
+def _complete_gradebook(layout: CourseLayout, log: Any = None) -> None:
+    """Create ``gradebook.db``, or stamp the schema version of one an earlier failed start left.
+
+    nbgrader creates the tables first and then asks the ``alembic`` command for the schema
+    version; when ``alembic`` was not on PATH, the database is left without ``alembic_version``
+    and later upgrades of nbgrader cannot migrate it.
+    """
+    import sqlite3
+
+    from nbgrader.api import get_alembic_version
+
+    if not layout.db_url.startswith("sqlite:///"):
+        return
+    path = Path(layout.db_url[len("sqlite:///"):])
+    if path.exists():
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and "alembic_version" not in tables:
+                version = get_alembic_version()
+                db.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+                db.execute("INSERT INTO alembic_version (version_num) VALUES (?)", (version,))
+                db.commit()
+                if log is not None:
+                    log(f"completed the gradebook {path} (schema version {version} was missing)")
+                return
+    existed = path.exists() and path.stat().st_size > 0
+    with _gradebook(layout):
+        pass
+    if not existed and log is not None:
+        log(f"created the gradebook {path}")
+
+
+def prepare(root: str | os.PathLike = ".", *, log: Any = None) -> None:
+    """Make ``jupyter lab`` work the first time (``make lab`` runs this before the server).
+
+    * the exchange folder of ``nbgrader_config.py`` exists, writable by every
+      user (``Exchange.root``; the students' Assignment List needs it);
+    * on the instructor's side (a ``solutions/`` folder): ``gradebook.db`` exists
+      and is complete, so the formgrader's first page does not fail.
+    """
+    layout = course_layout(root)
+    _ensure_exchange(exchange_root(layout.root), log)
+    if layout.source.is_dir():
+        _complete_gradebook(layout, log)
+
+
 def _api(layout: CourseLayout, **overrides: Any):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
@@ -190,7 +272,7 @@ def _api(layout: CourseLayout, **overrides: Any):
     config = _config(layout.root)
     exchange = config.Exchange.get("root") if "Exchange" in config else None
     if exchange:
-        os.makedirs(exchange, exist_ok=True)   # NbGraderAPI complains if it cannot write there
+        _ensure_exchange(Path(exchange))       # NbGraderAPI complains if it cannot write there
     for key, value in overrides.items():
         section, name = key.split(".")
         config[section][name] = value
@@ -263,28 +345,201 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
 
 
 # ---------------------------------------------------------------------------
+# the students' copy of the course
+# ---------------------------------------------------------------------------
+#: What students get: the course package (its checks grade their notebooks as they work), the
+#: lessons, the released exercises, and what installs and starts it.  Never ``solutions/``, the
+#: gradebook, the grading secret, submissions, tests or CI.
+STUDENT_FOLDERS = ("course", "lessons", "exercises")
+STUDENT_FILES = ("pyproject.toml", "README.md", "Makefile")
+_NOT_FOR_STUDENTS = ("__pycache__", ".ipynb_checkpoints", "*.pyc", "*.egg-info", ".*")
+
+STUDENT_CONFIG = '''"""nbgrader configuration of a student's copy of the course (written by make student-bundle).
+
+Assignments come and go through the course's exchange folder:
+
+    nbgrader list                        what the instructor has released
+    nbgrader fetch_assignment a1_minimax copies it to ./a1_minimax/ (or: Nbgrader > Assignment List)
+    nbgrader submit a1_minimax           hands ./a1_minimax/ in (or: Submit in the Assignment List)
+
+Set COURSE_EXCHANGE to use another exchange folder than the one below.
+"""
+
+import os
+
+c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+
+c.CourseDirectory.course_id = {course_id!r}
+c.Exchange.root = os.environ.get("COURSE_EXCHANGE") or {exchange!r}
+
+# Validate (the button, and `nbgrader validate`): the same time limit and line width as grading.
+c.Execute.timeout = {timeout}
+c.Validator.width = {width}
+'''
+
+
+def student_bundle(root: str | os.PathLike = ".", output: str | os.PathLike | None = None, *,
+                   exchange: str | os.PathLike | None = None) -> Path:
+    """Write the students' copy of the course: a zip with one folder, ``<course id>/``.
+
+    It holds ``course/`` (the package: the tests in the exercises call its
+    checks), ``lessons/``, ``exercises/`` (the release), ``pyproject.toml``,
+    ``README.md``, the ``Makefile`` (``make lab``) and a student's
+    ``nbgrader_config.py`` (course id, exchange, Validate's settings).  It
+    never holds ``solutions/``, ``gradebook.db``, the grading secret,
+    submissions, tests or hidden files.
+
+    Parameters
+    ----------
+    root : path
+        The course directory.
+    output : path, optional
+        The zip to write (default ``dist/<course id>-student.zip`` in the course directory).
+    exchange : path, optional
+        The exchange folder the students' nbgrader uses (default: the course's
+        ``Exchange.root``; a student can override it with ``COURSE_EXCHANGE``).
+
+    Returns
+    -------
+    Path
+        The zip file.
+    """
+    import fnmatch
+
+    layout = course_layout(root)
+    config = _config(layout.root)
+    exchange = Path(exchange) if exchange else exchange_root(layout.root)
+    if exchange is None:
+        raise WorkflowError("no exchange folder: set c.Exchange.root in nbgrader_config.py or pass --exchange")
+    path = Path(output) if output else layout.root / "dist" / f"{layout.course_id}-student.zip"
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    missing = [n for n in (*STUDENT_FOLDERS, *STUDENT_FILES) if not (layout.root / n).exists()]
+    if missing:
+        raise WorkflowError(f"{layout.root} has no {', '.join(missing)}: is it the course directory?")
+    width = config.Validator.get("width", 110) if "Validator" in config else 110
+    text = STUDENT_CONFIG.format(course_id=layout.course_id, exchange=str(Path(exchange).resolve()),
+                                 timeout=layout.cell_timeout, width=width)
+    top = layout.course_id
+
+    def hidden(name: str) -> bool:
+        return any(fnmatch.fnmatch(name, pattern) for pattern in _NOT_FOR_STUDENTS)
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
+        for folder in STUDENT_FOLDERS:
+            for dirpath, dirnames, filenames in os.walk(layout.root / folder):
+                dirnames[:] = sorted(d for d in dirnames if not hidden(d))
+                for name in sorted(filenames):
+                    if hidden(name):
+                        continue
+                    file = Path(dirpath) / name
+                    archive.write(file, f"{top}/{file.relative_to(layout.root).as_posix()}")
+        for name in STUDENT_FILES:
+            archive.write(layout.root / name, f"{top}/{name}")
+        archive.writestr(f"{top}/nbgrader_config.py", text)
+    os.replace(tmp, path)
+    return path
+
+
+# ---------------------------------------------------------------------------
 # zip collection
 # ---------------------------------------------------------------------------
 def _safe_id(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.@-]+", "_", text).strip("._-")
 
 
+#: Blackboard: ``<assignment name>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>[_<file name>]``.
+_BLACKBOARD = re.compile(r"^(?:.*_)?(?P<user>[^_]+)_attempt_\d{4}(?:-\d{2}){5}$")
+#: Moodle's folder per student: ``<full name>_<participant id>_assignsubmission_<plugin>_``.
+_MOODLE = re.compile(r"^(?P<user>.+?)_\d+_assignsubmission_[a-z]+_?$", re.IGNORECASE)
+#: Canvas: ``<login>[_LATE]_<user id>[_<submission id>]`` (ids of three or more digits).
+_CANVAS = re.compile(r"^(?P<user>.+?)(?:_late)?(?:_\d{3,}){1,2}$", re.IGNORECASE)
+#: A copy number a download or a resubmission adds to a file name: ``minimax-1``, ``minimax (2)``.
+_COPY_NUMBER = re.compile(r"(?:-\d+| \(\d+\))$")
+
+
+def lms_student(raw: str) -> str:
+    """The student's id in a learning-management system's file or folder name.
+
+    ==========  ==========================================================  ================
+    system      name (before the notebook's own name)                       student
+    ==========  ==========================================================  ================
+    Canvas      ``lovelaceada_1234_5678_`` (login, user id, submission id)  ``lovelaceada``
+    Canvas      ``lovelaceada_LATE_1234_5678_`` (a late submission)         ``lovelaceada``
+    Moodle      ``Ada Lovelace_1234_assignsubmission_file_`` (a folder)     ``Ada_Lovelace``
+    Blackboard  ``A1 Minimax_lovelaceada_attempt_2024-03-01-09-30-00_``     ``lovelaceada``
+    ==========  ==========================================================  ================
+
+    The systems' numeric ids (three digits or more) and ``LATE`` markers are
+    dropped, so the same student gets the same id in every assignment; other
+    names are kept as they are (``student_01`` stays ``student_01``).
+
+    >>> [lms_student(s) for s in ("lovelaceada_1234_5678", "lovelaceada_LATE_1234_5678",
+    ...  "Ada Lovelace_1234_assignsubmission_file_", "A1_lovelaceada_attempt_2024-03-01-09-30-00",
+    ...  "ada", "alan.turing", "student_01", "20231234")]
+    ['lovelaceada', 'lovelaceada', 'Ada_Lovelace', 'lovelaceada', 'ada', 'alan.turing', 'student_01', '20231234']
+    """
+    text = raw.strip().rstrip("-. ")
+    for pattern in (_BLACKBOARD, _MOODLE, _CANVAS):
+        found = pattern.match(text.rstrip("_") if pattern is not _MOODLE else text)
+        if found:
+            return _safe_id(found.group("user"))
+    return _safe_id(text)
+
+
+def _notebook_name(filename: str, notebooks: Iterable[str]) -> str | None:
+    """The assignment notebook a submitted file name is (``minimax-1.ipynb`` is ``minimax``)."""
+    if not filename.endswith(".ipynb"):
+        return None
+    stem = filename[:-6]
+    for candidate in (stem, _COPY_NUMBER.sub("", stem)):
+        if candidate in notebooks:
+            return candidate
+    return None
+
+
+def _when_on_disk(folder: Path, path: Path) -> _dt.datetime:
+    """When an already collected file was submitted: its ``timestamp.txt``, else its file time."""
+    try:
+        text = (folder / "timestamp.txt").read_text(encoding="utf-8").strip()
+        return _dt.datetime.strptime(text[:19], "%Y-%m-%d %H:%M:%S")
+    except (OSError, ValueError):
+        return _dt.datetime.fromtimestamp(path.stat().st_mtime).replace(microsecond=0)
+
+
 def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "submitted", *,
-                root: str | os.PathLike = ".") -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+                root: str | os.PathLike = ".",
+                log: Any = None) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
     """Unpack a zip of submissions into nbgrader's ``<student>/<assignment>/`` layout.
 
     Entries are recognised by their paths (a leading folder, as in a zip of a
     whole ``submitted/`` folder, is ignored):
 
-    * ``.../<student>/<assignment>/<file>`` for a known assignment;
+    * ``.../<student>/<assignment>/<file>`` for a known assignment (the student
+      folder is taken as it is);
     * ``.../<student>/<notebook>.ipynb`` for a known notebook name (the
-      layout of learning-management systems that make a folder per student);
+      layout of learning-management systems that make a folder per student,
+      such as Moodle's ``Ada Lovelace_1234_assignsubmission_file_/``);
     * ``<student><sep><notebook>.ipynb`` with ``sep`` one of ``_ - .`` or a
-      space (the flat layout, e.g. ``ada_lovelace_minimax.ipynb``).
+      space (the flat layout, e.g. ``ada_lovelace_minimax.ipynb``, Canvas's
+      ``lovelaceada_1234_5678_minimax.ipynb`` or Blackboard's
+      ``A1_lovelaceada_attempt_2024-03-01-09-30-00_minimax.ipynb``).
 
-    Student ids keep letters, digits and ``_ . @ -``; other characters become
-    ``_``.  Each submission folder gets a ``timestamp.txt`` (the newest of its
-    files' dates in the zip), which nbgrader uses for late penalties.
+    In the last two layouts the student part is normalised by
+    :func:`lms_student` (numeric ids, ``LATE`` markers and the Canvas, Moodle
+    and Blackboard decorations are dropped), and a copy number the system
+    added to the notebook's name (``minimax-1.ipynb``, ``minimax (2).ipynb``)
+    is removed, so one student gets one folder.  Student ids keep letters,
+    digits and ``_ . @ -``; other characters become ``_``.
+
+    **Nothing is overwritten silently.**  When two entries of the zip are the
+    same student's same file, or a file was already collected with other
+    contents, the newer one (by the zip's dates, and ``timestamp.txt`` for a
+    file already collected) is kept, and ``log`` is told which.  Each
+    submission folder gets a ``timestamp.txt`` (the newest of its files'
+    dates), which nbgrader uses for late penalties.
 
     Parameters
     ----------
@@ -293,6 +548,8 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
         Destination folder (created if needed).
     root : path
         The course directory (for the assignment and notebook names).
+    log : callable, optional
+        Receives one line per submission kept or replaced over another.
 
     Returns
     -------
@@ -317,9 +574,11 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
     assignments = layout.assignments()
     notebook_of = {nb: a for a in assignments for nb in layout.notebooks(a)}
     by_length = sorted(notebook_of, key=len, reverse=True)
+    say = log if log is not None else (lambda line: None)
     collected, skipped = [], []
     stamps: dict[tuple[str, str], _dt.datetime] = {}
     with zipfile.ZipFile(zip_path) as archive:
+        chosen: dict[tuple[str, str, str], tuple[zipfile.ZipInfo, str]] = {}
         for info in archive.infolist():
             name = info.filename.replace("\\", "/")
             parts = [p for p in name.split("/") if p not in ("", ".")]
@@ -330,33 +589,61 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
                 continue
             student = assignment = None
             filename = parts[-1]
+            notebook = _notebook_name(filename, notebook_of)
             if len(parts) >= 3 and parts[-2] in assignments:
-                student, assignment = parts[-3], parts[-2]
-            elif filename.endswith(".ipynb") and filename[:-6] in notebook_of and len(parts) >= 2:
-                student, assignment = parts[-2], notebook_of[filename[:-6]]
+                student, assignment = _safe_id(parts[-3]), parts[-2]
+            elif notebook is not None and len(parts) >= 2:
+                student, assignment, filename = lms_student(parts[-2]), notebook_of[notebook], notebook + ".ipynb"
             elif filename.endswith(".ipynb"):
                 for nb in by_length:
-                    suffix = nb + ".ipynb"
-                    if filename.endswith(suffix) and len(filename) > len(suffix):
-                        head = filename[: -len(suffix)]
-                        if head[-1] in "_-. ":
-                            student, assignment, filename = head.rstrip("_-. "), notebook_of[nb], suffix
-                            break
-            student = _safe_id(student) if student else ""
+                    for suffix in (nb + ".ipynb", *(nb + f"-{n}.ipynb" for n in range(1, 10))):
+                        if filename.endswith(suffix) and len(filename) > len(suffix):
+                            head = filename[: -len(suffix)]
+                            if head[-1] in "_-. ":
+                                student, assignment, filename = lms_student(head), notebook_of[nb], nb + ".ipynb"
+                                break
+                    if student is not None:
+                        break
             if not student or assignment is None:
                 skipped.append((name, "cannot tell the student and the assignment from the path"))
                 continue
-            target = destination / student / assignment / filename
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with archive.open(info) as source, open(target, "wb") as out:
-                shutil.copyfileobj(source, out)
-            collected.append((student, assignment, filename))
+            key = (student, assignment, filename)
+            if key in chosen:
+                other, other_name = chosen[key]
+                newer, older = ((info, name), (other, other_name)) \
+                    if info.date_time >= other.date_time else ((other, other_name), (info, name))
+                say(f"{student}/{assignment}/{filename}: two submissions in the zip; kept the newer "
+                    f"{newer[1]} ({_dt.datetime(*newer[0].date_time)}), not {older[1]} "
+                    f"({_dt.datetime(*older[0].date_time)})")
+                skipped.append((older[1], f"an older submission of {student}/{assignment}/{filename}"))
+                chosen[key] = newer
+            else:
+                chosen[key] = (info, name)
+        for (student, assignment, filename), (info, name) in chosen.items():
+            folder = destination / student / assignment
+            target = folder / filename
             when = _dt.datetime(*info.date_time)
+            body = archive.read(info)
+            if target.exists() and target.read_bytes() != body:
+                before = _when_on_disk(folder, target)
+                if before > when:
+                    say(f"{student}/{assignment}/{filename}: kept the newer submission already in "
+                        f"{destination} ({before}); the zip's {name} ({when}) is older")
+                    skipped.append((name, f"older than the submission already in {folder}"))
+                    continue
+                say(f"{student}/{assignment}/{filename}: replaced the submission already collected "
+                    f"({before}) by the zip's newer {name} ({when})")
+            folder.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(body)
+            collected.append((student, assignment, filename))
             key = (student, assignment)
             stamps[key] = max(stamps.get(key, when), when)
     for (student, assignment), when in stamps.items():
-        (destination / student / assignment / "timestamp.txt").write_text(
-            when.strftime("%Y-%m-%d %H:%M:%S") + "\n", encoding="utf-8")
+        stamp = destination / student / assignment / "timestamp.txt"
+        with contextlib.suppress(OSError, ValueError):
+            when = max(when, _dt.datetime.strptime(stamp.read_text(encoding="utf-8").strip()[:19],
+                                                   "%Y-%m-%d %H:%M:%S"))
+        stamp.write_text(when.strftime("%Y-%m-%d %H:%M:%S") + "\n", encoding="utf-8")
     return collected, skipped
 
 
@@ -377,6 +664,8 @@ class GradeRecord:
     """Points available."""
     needs_manual_grade: bool = False
     """Written answers still to be graded by hand."""
+    hand_points_pending: float = 0.0
+    """Points of the written answers still to be graded by hand (in ``max_score``, not in ``score``)."""
     reason: str = ""
     """Why the submission failed or lost points outright (unreadable notebook, ...)."""
     changes: list[str] = field(default_factory=list)
@@ -728,8 +1017,35 @@ def _fill_scores(layout: CourseLayout, record: GradeRecord, lock: Path | None = 
             sub = gb.find_submission(record.assignment, record.student)
             record.score = float(sub.score)
             record.needs_manual_grade = bool(sub.needs_manual_grade)
+            record.hand_points_pending = _hand_points_pending(sub)
     except MissingEntry:
         pass
+
+
+def _hand_points_pending(sub) -> float:
+    """Points of a gradebook submission's answers that wait for a hand grade."""
+    return float(sum(g.max_score or 0 for nb in sub.notebooks for g in nb.grades if g.needs_manual_grade))
+
+
+def _points(value: float) -> str:
+    return f"{value:g} point{'' if value == 1 else 's'}"
+
+
+def describe_record(record: GradeRecord) -> str:
+    """One console line: score, what is autograded, what waits for a hand grade.
+
+    >>> describe_record(GradeRecord("ada", "a1_minimax", "graded", 9.0, 11.0, True, 2.0))
+    'ada                  a1_minimax          9.0 / 11.0  autograded, 2 points to grade by hand'
+    >>> describe_record(GradeRecord("ada", "a1_minimax", "graded", 10.0, 11.0))
+    'ada                  a1_minimax         10.0 / 11.0  graded'
+    """
+    what = record.status
+    if record.hand_points_pending and record.status != "failed":
+        what = f"autograded, {_points(record.hand_points_pending)} to grade by hand"
+        if record.status != "graded":
+            what += f" ({record.status})"
+    return (f"{record.student:<20} {record.assignment:<16} {record.score:6.1f} / "
+            f"{record.max_score:<5.1f} {what}")
 
 
 def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | None = None, *,
@@ -812,8 +1128,7 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         _write_report(layout, report)
         if log is not None:
             note = f"  ({record.reason})" if record.reason else ""
-            log(f"{record.student:<20} {record.assignment:<16} {record.score:6.1f} / "
-                f"{record.max_score:<5.1f} {record.status}{note}  [{record.seconds:.1f} s]")
+            log(f"{describe_record(record)}{note}  [{record.seconds:.1f} s]")
 
     with tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
         staged: dict[tuple[str, str], GradeRecord] = {}
@@ -886,7 +1201,7 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
             if ok:
                 written += sorted(out.glob("*.html"))
             elif log is not None:
-                log(f"{who} {name}: no feedback ({(result.get('error') or '').strip().splitlines()[-1:]})")
+                log(f"{who} {name}: no feedback ({_nbgrader_error(result)})")
         for key, entry in report.items():
             if entry.get("assignment") != name or not entry.get("reason"):
                 continue
@@ -902,7 +1217,34 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
                     written.append(target)
     if log is not None:
         log(f"{len(written)} feedback files in {layout.feedback}")
+        pending = pending_hand_grading(layout.root, assignment=assignment)
+        if pending:
+            who = ", ".join(f"{s} ({a}: {_points(p)})" for s, a, p in pending)
+            log(f"WARNING: hand grading is pending for {len(pending)} submission"
+                f"{'s' if len(pending) != 1 else ''}: {who}. Their feedback shows the autograded "
+                "points only: grade the written answers in the formgrader (Nbgrader > Formgrader > "
+                "Manage Assignments), then run make feedback again.")
     return written
+
+
+def pending_hand_grading(root: str | os.PathLike = ".", *,
+                         assignment: str | None = None) -> list[tuple[str, str, float]]:
+    """``(student, assignment, points)`` of every submission with answers still to grade by hand."""
+    from nbgrader.api import MissingEntry
+
+    layout = course_layout(root)
+    found = []
+    with _gradebook(layout) as gb:
+        for name in _pick(layout, assignment):
+            try:
+                spec = gb.find_assignment(name)
+            except MissingEntry:
+                continue
+            for sub in spec.submissions:
+                points = _hand_points_pending(sub)
+                if points:
+                    found.append((sub.student.id, name, points))
+    return sorted(found)
 
 
 def _problem_page(entry: dict, notebook: str) -> str:
@@ -985,6 +1327,46 @@ class AssignmentSummary:
     failed_tests: list[tuple[str, int, int, list[tuple[str, int]]]]
     """``(test id, submissions failing it, submissions graded, [(error name, count), ...])``, most failed first."""
     histogram: Path | None = None
+    not_attempted: list[str] = field(default_factory=list)
+    """Students who handed in the untouched release (every answer cell as released): they score 0."""
+    crashed: list[str] = field(default_factory=list)
+    """Students whose notebook could not be graded (unreadable, or the grading failed): they score 0."""
+    autograded_points: float = 0.0
+    """Points of the test cells (autograded)."""
+    hand_points: float = 0.0
+    """Points of the written answers (graded by hand in the formgrader)."""
+    hand_pending: list[str] = field(default_factory=list)
+    """Students whose written answers are still to be graded by hand."""
+
+
+def _answer_sources(notebooks: Iterable[Path]) -> dict[str, str] | None:
+    """grade_id -> source of every answer cell (nbgrader ``solution`` cells); None if unreadable."""
+    import nbformat
+
+    found: dict[str, str] = {}
+    for path in notebooks:
+        try:
+            nb = nbformat.read(path, as_version=4)
+        except Exception:  # noqa: BLE001 - an unreadable notebook is not an untouched release
+            return None
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if meta.get("solution") and meta.get("grade_id"):
+                found[meta["grade_id"]] = cell.source.strip()
+    return found
+
+
+def _untouched(layout: CourseLayout, student: str, assignment: str) -> bool:
+    """Whether a submission's answer cells all equal the release's (the student attempted nothing)."""
+    release = _answer_sources(sorted((layout.release / assignment).glob("*.ipynb")))
+    if not release:
+        return False
+    for folder in (layout.autograded / student / assignment, layout.submitted / student / assignment):
+        notebooks = sorted(folder.glob("*.ipynb"))
+        if notebooks:
+            answers = _answer_sources(notebooks)
+            return answers is not None and all(answers.get(g, text) == text for g, text in release.items())
+    return False
 
 
 def _error_names(layout: CourseLayout, student: str, assignment: str) -> dict[str, str]:
@@ -1012,6 +1394,14 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
             top: int = 5, log: Any = None) -> list[AssignmentSummary]:
     """Per assignment: a histogram of the scores (PNG) and the tests students fail most.
 
+    Submissions are told apart: *not attempted* (the untouched release: every
+    answer cell as released), *crashed* (the notebook could not be graded:
+    unreadable, or the grading failed) and the others; each counts with its
+    score (0 for the first two) and is drawn in its own colour, one bar per
+    integer score.  The text says which points are autograded and which are
+    graded by hand, and how many submissions still wait for a hand grade
+    (their scores do not include those points yet).
+
     Parameters
     ----------
     root : path
@@ -1028,6 +1418,8 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
     -------
     list of AssignmentSummary
     """
+    import math
+
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1053,13 +1445,30 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
             kinds: dict[str, Counter] = {}
             test_ids = {c.name for nb in spec.notebooks for c in nb.grade_cells
                         if c.cell_type == "code"}
+            auto_points = float(sum(c.max_score for nb in spec.notebooks for c in nb.grade_cells
+                                    if c.cell_type == "code"))
+            groups: dict[str, list[float]] = {"attempted": [], "not attempted": [], "crashed": []}
+            crashed, untouched, pending = [], [], []
             seen = set()
             for sub in spec.submissions:
-                seen.add(sub.student.id)
-                entry = report.get(f"{sub.student.id}/{name}", {})
+                who = sub.student.id
+                seen.add(who)
+                entry = report.get(f"{who}/{name}", {})
                 failed = entry.get("status") == "failed"
-                scores.append(0.0 if failed else float(sub.score))
-                errors = _error_names(layout, sub.student.id, name)
+                score = 0.0 if failed else float(sub.score)
+                if failed or entry.get("unreadable"):
+                    crashed.append(who)
+                    group = "crashed"
+                elif _untouched(layout, who, name):
+                    untouched.append(who)
+                    group = "not attempted"
+                else:
+                    group = "attempted"
+                if not failed and _hand_points_pending(sub):
+                    pending.append(who)
+                scores.append(score)
+                groups[group].append(score)
+                errors = _error_names(layout, who, name)
                 for nb in sub.notebooks:
                     for grade in nb.grades:
                         if grade.name not in test_ids:
@@ -1067,24 +1476,40 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
                         graded[grade.name] += 1
                         if failed or (grade.auto_score or 0) < grade.max_score:
                             failures[grade.name] += 1
-                            kinds.setdefault(grade.name, Counter())[
-                                "not graded" if failed else errors.get(grade.name, "no points")] += 1
+                            kind = ("not graded" if failed else "not attempted" if group == "not attempted"
+                                    else errors.get(grade.name, "no points"))
+                            kinds.setdefault(grade.name, Counter())[kind] += 1
             # failed submissions the gradebook does not hold (e.g. restored after tampering) score 0
-            scores += [0.0 for key, entry in report.items()
-                       if key.endswith(f"/{name}") and entry.get("status") == "failed"
-                       and entry.get("student") not in seen]
+            for key, entry in report.items():
+                if key.endswith(f"/{name}") and entry.get("status") == "failed" \
+                        and entry.get("student") not in seen:
+                    scores.append(0.0)
+                    groups["crashed"].append(0.0)
+                    crashed.append(entry.get("student", key.split("/")[0]))
             if not scores:
                 continue
             ranked = sorted(failures, key=lambda t: (-failures[t], t))[:top]
             item = AssignmentSummary(name, float(spec.max_score), scores,
-                                     [(t, failures[t], graded[t], kinds[t].most_common(3)) for t in ranked])
+                                     [(t, failures[t], graded[t], kinds[t].most_common(3)) for t in ranked],
+                                     not_attempted=sorted(untouched), crashed=sorted(crashed),
+                                     autograded_points=auto_points,
+                                     hand_points=float(spec.max_score) - auto_points,
+                                     hand_pending=sorted(pending))
             fig, ax = plt.subplots(figsize=(6, 3.2))
-            bins = max(1, int(spec.max_score)) if spec.max_score else 10
-            ax.hist(scores, bins=bins, range=(0, max(spec.max_score, max(scores), 1)),
-                    color="#4C72B0", edgecolor="white")
-            ax.set_xlabel(f"score (out of {spec.max_score:g})")
+            top_score = max(1, math.ceil(max(spec.max_score or 0, max(scores))))
+            edges = [i - 0.5 for i in range(top_score + 2)]      # one bar centred on each integer
+            colours = {"attempted": "#4C72B0", "not attempted": "#BBBBBB", "crashed": "#C44E52"}
+            shown = [g for g in groups if groups[g]]
+            ax.hist([groups[g] for g in shown], bins=edges, stacked=True, color=[colours[g] for g in shown],
+                    label=[f"{g} ({len(groups[g])})" for g in shown], edgecolor="white", rwidth=0.9)
+            ax.set_xlim(-0.75, top_score + 0.75)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_xlabel(f"score (out of {spec.max_score:g}: {auto_points:g} autograded"
+                          f" + {item.hand_points:g} by hand)")
             ax.set_ylabel("submissions")
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+            if len(shown) > 1:
+                ax.legend(fontsize="small")
             ax.set_title(f"{name}: {len(scores)} submissions, mean {sum(scores) / len(scores):.1f}")
             fig.tight_layout()
             item.histogram = out_dir / f"{name}-scores.png"
@@ -1096,8 +1521,16 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
         s = sorted(item.scores)
         median = s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
         lines.append(f"{item.assignment}: {len(s)} submissions, mean {sum(s) / len(s):.2f}, median "
-                     f"{median:g}, min {s[0]:g}, max {s[-1]:g} (out of {item.max_score:g}); "
+                     f"{median:g}, min {s[0]:g}, max {s[-1]:g} (out of {item.max_score:g}: "
+                     f"{item.autograded_points:g} autograded + {item.hand_points:g} graded by hand); "
                      f"histogram {item.histogram}")
+        lines.append(f"    not attempted (the untouched release, 0 points): {len(item.not_attempted)}"
+                     + (f" ({', '.join(item.not_attempted)})" if item.not_attempted else ""))
+        lines.append(f"    crashed (could not be graded, 0 points): {len(item.crashed)}"
+                     + (f" ({', '.join(item.crashed)})" if item.crashed else ""))
+        if item.hand_pending:
+            lines.append(f"    still to grade by hand: {len(item.hand_pending)} submissions "
+                         f"({', '.join(item.hand_pending)}); their scores are autograded points only")
         for test, failed, total, kinds in item.failed_tests:
             detail = ", ".join(f"{k} x{n}" for k, n in kinds)
             lines.append(f"    {test}: failed by {failed} of {total} ({detail})")

@@ -1,0 +1,129 @@
+"""``collect-zip`` with learning-management systems' names: one folder per student, nothing
+overwritten silently."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+
+import pytest
+
+from course.grading import workflow
+from test_grading_support import EXERCISES, ROOT, SOLUTIONS
+
+
+@pytest.fixture
+def course(tmp_path):
+    root = tmp_path / "course"
+    root.mkdir()
+    shutil.copytree(SOLUTIONS, root / "solutions")
+    shutil.copytree(EXERCISES, root / "exercises")
+    shutil.copy(ROOT / "nbgrader_config.py", root)
+    return root
+
+
+def _nb(tag: str) -> bytes:
+    """A distinguishable notebook body."""
+    return json.dumps({"cells": [], "metadata": {"tag": tag}, "nbformat": 4, "nbformat_minor": 5}).encode()
+
+
+def _zip(path, entries):
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, when, body in entries:
+            zf.writestr(zipfile.ZipInfo(name, when), body)
+    return path
+
+
+MARCH = (2024, 3, 1, 9, 30, 0)
+APRIL = (2024, 4, 2, 10, 0, 0)
+
+
+def test_lms_names_map_one_student_to_one_folder(course, tmp_path):
+    archive = _zip(tmp_path / "lms.zip", [
+        ("lovelaceada_1234_5678_minimax.ipynb", MARCH, _nb("canvas-a1")),           # Canvas
+        ("lovelaceada_1234_9911_alphabeta.ipynb", MARCH, _nb("canvas-a2")),         # another submission id
+        ("lovelaceada_LATE_1234_7777_chance.ipynb", APRIL, _nb("canvas-late-a3")),  # Canvas, late
+        ("hopperg_4321_8888_bounded-1.ipynb", MARCH, _nb("canvas-resubmitted")),     # Canvas resubmission
+        ("Alan Turing_5555_assignsubmission_file_/ordering.ipynb", MARCH, _nb("moodle")),  # Moodle
+        ("A1 Minimax_knuthd_attempt_2024-03-01-09-30-00_minimax.ipynb", MARCH, _nb("blackboard")),
+        ("A1 Minimax_knuthd_attempt_2024-03-01-09-30-00.txt", MARCH, b"comments"),
+        ("student_01_minimax.ipynb", MARCH, _nb("s01")),
+        ("student_02_minimax.ipynb", MARCH, _nb("s02")),
+    ])
+    out = tmp_path / "submitted"
+    lines = []
+    collected, skipped = workflow.collect_zip(archive, out, root=course, log=lines.append)
+    assert sorted(collected) == [
+        ("Alan_Turing", "a5_ordering", "ordering.ipynb"),
+        ("hopperg", "a4_bounded", "bounded.ipynb"),
+        ("knuthd", "a1_minimax", "minimax.ipynb"),
+        ("lovelaceada", "a1_minimax", "minimax.ipynb"),
+        ("lovelaceada", "a2_alphabeta", "alphabeta.ipynb"),
+        ("lovelaceada", "a3_chance", "chance.ipynb"),
+        ("student_01", "a1_minimax", "minimax.ipynb"),
+        ("student_02", "a1_minimax", "minimax.ipynb"),
+    ]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "Alan_Turing", "hopperg", "knuthd", "lovelaceada", "student_01", "student_02"]
+    assert json.loads((out / "hopperg" / "a4_bounded" / "bounded.ipynb").read_text())["metadata"]["tag"] \
+        == "canvas-resubmitted"
+    assert (out / "lovelaceada" / "a3_chance" / "timestamp.txt").read_text().strip() == "2024-04-02 10:00:00"
+    assert [name for name, _ in skipped] == ["A1 Minimax_knuthd_attempt_2024-03-01-09-30-00.txt"]
+    assert lines == []      # nothing replaced
+
+
+def test_two_submissions_in_one_zip_keep_the_newer_and_say_so(course, tmp_path):
+    archive = _zip(tmp_path / "twice.zip", [
+        ("lovelaceada_1234_9999_minimax.ipynb", APRIL, _nb("second")),
+        ("lovelaceada_LATE_1234_5678_minimax.ipynb", MARCH, _nb("first")),
+    ])
+    out = tmp_path / "submitted"
+    lines = []
+    collected, skipped = workflow.collect_zip(archive, out, root=course, log=lines.append)
+    assert collected == [("lovelaceada", "a1_minimax", "minimax.ipynb")]
+    body = json.loads((out / "lovelaceada" / "a1_minimax" / "minimax.ipynb").read_text())
+    assert body["metadata"]["tag"] == "second"
+    assert len(lines) == 1 and "kept the newer lovelaceada_1234_9999_minimax.ipynb" in lines[0]
+    assert "lovelaceada_LATE_1234_5678_minimax.ipynb" in lines[0]
+    assert skipped == [("lovelaceada_LATE_1234_5678_minimax.ipynb",
+                        "an older submission of lovelaceada/a1_minimax/minimax.ipynb")]
+    assert (out / "lovelaceada" / "a1_minimax" / "timestamp.txt").read_text().strip() == "2024-04-02 10:00:00"
+
+
+def test_an_existing_submission_is_replaced_only_by_a_newer_one_and_never_silently(course, tmp_path):
+    out = tmp_path / "submitted"
+    first = _zip(tmp_path / "first.zip", [("ada/a1_minimax/minimax.ipynb", APRIL, _nb("april"))])
+    workflow.collect_zip(first, out, root=course)
+    # an older zip does not overwrite the newer submission already collected
+    older = _zip(tmp_path / "older.zip", [("ada/a1_minimax/minimax.ipynb", MARCH, _nb("march"))])
+    lines = []
+    collected, skipped = workflow.collect_zip(older, out, root=course, log=lines.append)
+    assert collected == [] and len(skipped) == 1
+    assert json.loads((out / "ada" / "a1_minimax" / "minimax.ipynb").read_text())["metadata"]["tag"] == "april"
+    assert len(lines) == 1 and "kept the newer submission already in" in lines[0]
+    # a newer one replaces it, and says so
+    newer = _zip(tmp_path / "newer.zip", [("ada/a1_minimax/minimax.ipynb", (2024, 5, 1, 8, 0, 0), _nb("may"))])
+    lines = []
+    collected, _ = workflow.collect_zip(newer, out, root=course, log=lines.append)
+    assert collected == [("ada", "a1_minimax", "minimax.ipynb")]
+    assert json.loads((out / "ada" / "a1_minimax" / "minimax.ipynb").read_text())["metadata"]["tag"] == "may"
+    assert len(lines) == 1 and "replaced the submission already collected (2024-04-02 10:00:00)" in lines[0]
+    assert (out / "ada" / "a1_minimax" / "timestamp.txt").read_text().strip() == "2024-05-01 08:00:00"
+    # the same zip again: identical files, nothing to say
+    lines = []
+    workflow.collect_zip(newer, out, root=course, log=lines.append)
+    assert lines == []
+
+
+def test_the_command_prints_the_warnings(course, tmp_path, capsys):
+    from course.grading.__main__ import main
+
+    archive = _zip(tmp_path / "twice.zip", [
+        ("lovelaceada_1234_9999_minimax.ipynb", APRIL, _nb("second")),
+        ("lovelaceada_1234_5678_minimax.ipynb", MARCH, _nb("first")),
+    ])
+    assert main(["--root", str(course), "collect-zip", str(archive),
+                 "--submissions", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "WARNING: lovelaceada/a1_minimax/minimax.ipynb: two submissions in the zip" in out
