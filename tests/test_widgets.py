@@ -194,7 +194,7 @@ def test_chance_explorer_defaults_are_the_notes_example():
     assert (t.u_a1, t.prune_at_or_below, t.prune_at_or_above) == (Fraction(-1, 2), Fraction(-7, 8),
                                                                  Fraction(-3, 8))
     info = explorer.info.value
-    assert "-0.875" in info and "-0.375" in info
+    assert "-7/8" in info and "-3/8" in info        # the note's thresholds, exact
     # U(a2, c1) = 0 >= -0.375: only the move-deciding condition holds, so they differ
     assert (explorer.note_skips, explorer.star1_skips) == (True, False)
     assert "They differ" in info

@@ -89,19 +89,22 @@ def text_width(text: str, size: float) -> float:
 
 @lru_cache(maxsize=8192)
 def fmt_number(x: object, *, signed_infinity: bool = True) -> str:
-    """A value as students read it: ``3``, ``-0.5``, ``51.2``, ``+∞``; ``?`` if unknown.
+    """A value as students read it: ``3``, ``-0.5``, ``51.2``, ``2/3``, ``+∞``; ``?`` if unknown.
 
-    Integral values lose their ``.0``; others keep three significant digits,
-    or three decimals below 1 (and none from 100 on), so labels stay short.
-    (Cached: equal numbers always read the same.)
+    Integral values lose their ``.0``; exact fractions read as fractions (up to
+    denominator 99, as the lessons write them: ``22/3``); others keep three
+    significant digits, or three decimals below 1 (and none from 100 on), so
+    labels stay short.  (Cached: equal numbers always read the same.)
 
     >>> [fmt_number(v) for v in (3, 3.0, -0.5, 2 / 3, 51.182, 123.4, float("inf"), -float("inf"), None)]
     ['3', '3', '-0.5', '0.667', '51.2', '123', '+∞', '-∞', '?']
-    >>> fmt_number(Fraction(-7, 8)), fmt_number(0.2 / 3)
-    ('-0.875', '0.067')
+    >>> fmt_number(Fraction(-7, 8)), fmt_number(Fraction(22, 3)), fmt_number(0.2 / 3)
+    ('-7/8', '22/3', '0.067')
     """
     if x is None or not isinstance(x, Real):
         return "?"
+    if isinstance(x, Fraction) and 1 < x.denominator < 100:
+        return f"{x.numerator}/{x.denominator}"
     value = float(x)
     if math.isnan(value):
         return "?"
