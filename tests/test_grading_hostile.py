@@ -155,6 +155,9 @@ def _class(root: Path, port: int) -> dict[tuple[str, str], float]:
                                         "a1-depth-limited": "def depth_limited_decision(game, state, depth):\n"
                                                             "    raise NotImplementedError()\n"},
                            after="a1-minimax-value", extra=attack), 0.0)
+    # the depth-limited search is independent of minimax_value: a broken minimax_value loses the
+    # value and decision cells, and keeps these
+    depth_only = _points(sol)["a1-test-depth-limited"] + _points(sol)["a1-test-depth-limited-tictactoe"]
     add("forge-reference", _notebook(sol, replace={"a1-minimax-value": (
         "import threading\nfrom course.search import minimax\n"
         "def minimax_value(game, state):\n"
@@ -162,14 +165,12 @@ def _class(root: Path, port: int) -> dict[tuple[str, str], float]:
         "    t = threading.Thread(target=lambda: box.append(minimax(game, state).value))\n"
         "    t.start(); t.join()\n"
         "    return box[0] if box else minimax(game, state).value\n")}),
-        total - _points(sol)["a1-test-value-textbook"] - _points(sol)["a1-test-value-random"]
-        - _points(sol)["a1-test-decision"] - _points(sol)["a1-test-decision-tictactoe"])
+depth_only)
     add("forge-anything", _notebook(sol, replace={"a1-minimax-value": (
         "class Anything:\n    def __eq__(self, other): return True\n    def __ne__(self, other): return False\n"
         "    __hash__ = object.__hash__\n"
         "def minimax_value(game, state):\n    return Anything()\n")}),
-        total - _points(sol)["a1-test-value-textbook"] - _points(sol)["a1-test-value-random"]
-        - _points(sol)["a1-test-decision"] - _points(sol)["a1-test-decision-tictactoe"])
+depth_only)
     add("forge-protocol", _notebook(sol, replace={"a1-minimax-value": (
         "import os, json\n"
         "def minimax_value(game, state):\n"
@@ -178,8 +179,7 @@ def _class(root: Path, port: int) -> dict[tuple[str, str], float]:
         "            os.write(fd, (json.dumps({'op': 'return', 'value': 3, 'stdout': ''}) + '\\n').encode())\n"
         "        except OSError:\n            pass\n"
         "    return 3\n")}),
-        total - _points(sol)["a1-test-value-textbook"] - _points(sol)["a1-test-value-random"]
-        - _points(sol)["a1-test-decision"] - _points(sol)["a1-test-decision-tictactoe"])
+depth_only)
 
     # -- reading what it must not (a correct notebook that prints what it finds) --------------
     readable = [str(SOLUTIONS), str(db), str(secret), str(root / "solutions"), str(submitted),
@@ -282,7 +282,7 @@ def graded(tmp_path_factory):
     yield dict(root=root, records={(r.student, r.assignment): r for r in records},
                expected=expected, before=before, after=_fingerprint(watched), watched=watched,
                victims=victims, accepted=listener.accepted, seconds=seconds,
-               sandboxes=set(private_tmp.glob("course-sandbox-*")))
+               sandboxes=set(private_tmp.glob("course-sandbox-*")), tmp=str(private_tmp))
     for v in victims:
         if v.endswith("zz_planted.pth"):
             Path(v).unlink(missing_ok=True)
@@ -334,7 +334,7 @@ def test_nothing_secret_reached_a_student(graded):
 
 def test_nothing_is_left_running_or_lying_around(graded):
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    assert "/grader/inside.py" not in ps
+    assert graded["tmp"] not in ps          # this class's sandboxes ran under its private TMPDIR
     assert not graded["sandboxes"]
     assert graded["accepted"] == 0
     sizes = [p.stat().st_size for p in (graded["root"] / "autograded").rglob("*") if p.is_file()]

@@ -120,7 +120,7 @@ class GradingError(Exception):
     """The grader refused a request from this process."""
 
 
-class _Unavailable:
+class Unavailable:
     """A name of the course that does not exist while a notebook is graded."""
 
     def __init__(self, name):
@@ -133,7 +133,7 @@ class _Unavailable:
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        return _Unavailable(f"{self._name}.{attr}")
+        return Unavailable(f"{self._name}.{attr}")
 
     def __repr__(self):
         return f"<{self._name}: not available during grading>"
@@ -143,7 +143,7 @@ class _CourseStub(types.ModuleType):
     def __getattr__(self, attr):
         if attr.startswith("__"):
             raise AttributeError(attr)
-        return _Unavailable(f"{self.__name__}.{attr}")
+        return Unavailable(f"{self.__name__}.{attr}")
 
 
 class _CourseFinder:
@@ -269,7 +269,7 @@ class Runner:
     def names(self):
         names = sorted(name for name, value in list(self.namespace.items())
                        if isinstance(name, str) and not name.startswith("_") and callable(value)
-                       and not isinstance(value, (type, _Unavailable, types.ModuleType)))
+                       and not isinstance(value, (type, Unavailable, types.ModuleType)))
         self.channel.send({"op": "names", "names": names})
 
     def run_cell(self, index, source, timeout):
