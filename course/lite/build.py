@@ -227,13 +227,19 @@ def local_pyodide(path: Path, cache: Path) -> Path:
     raise BuildError(f"{path} is not a Pyodide distribution (no pyodide.mjs and pyodide-lock.json)")
 
 
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def lock_closure(packages: dict, roots: tuple[str, ...]) -> list[str]:
-    todo, seen = [r for r in roots if r in packages], set()
+    """The lock file's keys of ``roots`` and all they depend on (names compared normalised)."""
+    key = {_norm(k): k for k in packages}
+    todo, seen = [key[_norm(r)] for r in roots if _norm(r) in key], set()
     while todo:
         name = todo.pop()
         if name not in seen:
             seen.add(name)
-            todo.extend(d for d in packages[name]["depends"] if d in packages)
+            todo.extend(key[_norm(d)] for d in packages[name]["depends"] if _norm(d) in key)
     return sorted(seen)
 
 
