@@ -125,3 +125,20 @@ def test_grading_step_budget_stops_endless_search_without_signals():
         print("stopped after", round(run.seconds, 1), "s")
     """, timeout=60)
     assert "stopped after" in out
+
+
+def test_command_line_search_without_numeric_packages(tmp_path):
+    """``python -m course search`` (lesson 0 runs it with ``%run -m course`` in JupyterLite)."""
+    tree = tmp_path / "aima.json"
+    tree.write_text("[[3, 12, 8], [2, 4, 6], [14, 5, 2]]")
+    out = run_blocked(f"""
+        import sys
+        from course.cli import main
+        try:
+            main(["search", "alphabeta", {str(tree)!r}])
+        except SystemExit as exc:
+            assert not exc.code, exc.code
+        import concurrent.futures
+        assert "multiprocessing" not in sys.modules, "processes do not exist in Pyodide"
+    """)
+    assert "3" in out
