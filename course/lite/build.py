@@ -71,6 +71,7 @@ await piplite.install("course", deps=False)
 NUMERIC_CODE = '''\
 try:  # numpy and matplotlib come from Pyodide's CDN (or from this site, if it ships them)
     await piplite.install(["numpy", "matplotlib"])
+    import matplotlib, numpy  # a failed download is only logged: check that they are here
 except Exception as error:
     print("numpy/matplotlib could not be loaded, so the numeric experiments and plots in this "
           f"notebook will not run ({type(error).__name__}); everything else does.")
