@@ -13,6 +13,9 @@ import subprocess
 import sys
 import textwrap
 
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
 BLOCKED = ("numpy", "matplotlib", "graphviz", "graphviz_pure", "nbgrader", "nbformat",
            "copydetect", "scipy", "pandas")
 
@@ -142,3 +145,32 @@ def test_command_line_search_without_numeric_packages(tmp_path):
         assert "multiprocessing" not in sys.modules, "processes do not exist in Pyodide"
     """)
     assert "3" in out
+
+
+def test_lite_setup_cell_is_inert_outside_the_browser(tmp_path):
+    """The first cell the JupyterLite build adds runs as a no-op in JupyterLab (IPython) and in
+    the sandboxed autograder (magics become ``pass``), so a notebook downloaded from the site can
+    be handed in as it is; in the browser it installs the course."""
+    import json
+
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from course.lite.build import NUMERIC_CODE, SETUP_CODE, lite_notebook
+    from course.sandbox.inside import _plain_python
+
+    for code in (SETUP_CODE, SETUP_CODE + NUMERIC_CODE):
+        as_ipython = TransformerManager().transform_cell(code)
+        namespace: dict = {}
+        exec(compile(as_ipython, "<ipython>", "exec"), namespace)  # sys.platform != emscripten
+        exec(compile(_plain_python(code), "<sandbox>", "exec"), {})
+        assert "piplite" not in namespace and "numpy" not in namespace
+
+    target = tmp_path / "lesson.ipynb"
+    numeric = lite_notebook(REPO / "lessons" / "00_how_to_use.ipynb", target)
+    cells = json.loads(target.read_text())["cells"]
+    assert not numeric and "lite-setup" in cells[0]["metadata"]["tags"]
+    sources = ["".join(c["source"]) for c in cells]
+    assert "%pip install --no-deps course" in sources[0]
+    assert not any("!{sys.executable}" in s for s in sources)
+    assert any("%run -m course search alphabeta {tree_file}" in s for s in sources)
+    assert lite_notebook(REPO / "lessons" / "01_minimax.ipynb", tmp_path / "l1.ipynb")

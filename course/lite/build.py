@@ -25,8 +25,10 @@ builds offline from package caches:
   it whole instead: the site then needs no network at all.
 
 Each notebook gets a first cell, added here and only in the site, that installs the course with
-piplite (and, in notebooks with numeric experiments, loads numpy and matplotlib); ``!python -m
-course ...`` shell lines become ``%run -m course ...`` (there is no shell in the browser).
+piplite's ``%pip`` (and, in notebooks with numeric experiments, loads numpy and matplotlib), only
+when it runs in the browser: a notebook downloaded from the site and handed in runs unchanged in
+JupyterLab and in the sandboxed autograder.  ``!python -m course ...`` shell lines become
+``%run -m course ...`` (there is no shell in the browser).
 """
 from __future__ import annotations
 
@@ -64,17 +66,19 @@ SETUP_CODE = '''\
 # JupyterLite edition: run this cell first. It installs the course into the Python that runs in
 # this browser tab (nothing is installed on your computer, and your work stays in this browser:
 # use File > Download to keep a copy). Your instructor's nbgrader does the official grading.
-import piplite
-await piplite.install(["ipywidgets", "anywidget"])
-await piplite.install("course", deps=False)
+import sys
+
+if sys.platform == "emscripten":  # in the browser only; elsewhere this cell does nothing
+    %pip install ipywidgets anywidget
+    %pip install --no-deps course
 '''
 NUMERIC_CODE = '''\
-try:  # numpy and matplotlib come from Pyodide's CDN (or from this site, if it ships them)
-    await piplite.install(["numpy", "matplotlib"])
-    import matplotlib, numpy  # a failed download is only logged: check that they are here
-except Exception as error:
-    print("numpy/matplotlib could not be loaded, so the numeric experiments and plots in this "
-          f"notebook will not run ({type(error).__name__}); everything else does.")
+    try:  # numpy and matplotlib come from Pyodide's CDN (or from this site, if it ships them)
+        %pip install numpy matplotlib
+        import matplotlib, numpy  # a failed download is only logged: check they are here
+    except Exception as error:
+        print("numpy/matplotlib could not be loaded, so the numeric experiments and plots in "
+              f"this notebook will not run ({type(error).__name__}); everything else does.")
 '''
 
 
