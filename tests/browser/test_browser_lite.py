@@ -155,7 +155,7 @@ def test_lesson_0_runs_top_to_bottom(lite):
     total = time.perf_counter() - start
     assert lite.error_report() == [], lite.error_report()
     cells = state["cells"]
-    assert "lite-setup" in cells[0]["source"] or "piplite" in cells[0]["source"]
+    assert "%pip install --no-deps course" in cells[0]["source"]
     assert all(c["prompt"].strip() not in ("[ ]:", "[*]:") for c in cells
                if c["type"] == "code" and c["source"].strip()), [c["prompt"] for c in cells]
     text = "\n".join(_outputs_text(c) for c in cells)
