@@ -12,7 +12,7 @@ SUBMISSIONS ?= submitted
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: help lab test test-fast test-explore install install-test release student-bundle autograde feedback grades \
-        collect-zip grading-summary benchmark experiments vendor-viz clean
+        collect-zip grading-summary benchmark experiments vendor-viz lite clean
 
 help:
 	@echo "Students:     make lab          start JupyterLab on the lessons"
@@ -100,6 +100,18 @@ $(VENV)/.installed-bench: pyproject.toml | $(PY)
 
 benchmark: $(VENV)/.installed-bench
 	$(PY) tests/benchmarks/run_all.py
+
+# The JupyterLite edition (a static site, nothing to install): needs npm for Pyodide's core, or
+# PYODIDE_DIST=path/to/an/unpacked/official/pyodide/release (then numpy and matplotlib are shipped
+# too and the site needs no network at all).  See README, "The course in a browser (JupyterLite)".
+PYODIDE_DIST ?=
+LITE_OUT ?= build/lite
+$(VENV)/.installed-lite: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[lite]'
+	@touch $(VENV)/.installed $@
+
+lite: $(VENV)/.installed-lite
+	$(PY) -m course.lite.build --output "$(LITE_OUT)" $(if $(PYODIDE_DIST),--pyodide-dist "$(PYODIDE_DIST)")
 
 # Re-vendor Viz.js (Graphviz in WebAssembly) for the explorers: needs npm; see its NOTICE.md.
 VIZ_VERSION ?= 3.31.0

@@ -20,12 +20,28 @@ is the command line.  Every experiment is also a function (``run_bab_rt``,
 PNG plot.
 """
 
-from .bab_rt import run_bab_rt, run_bab_stochastic_rt
-from .chen import run_chen
-from .common import ExperimentOutput
-from .cops_robbers import run_bab_cops_robbers
-from .fast import fast_search
-from .ordering import run_alphabeta_ordering
+from importlib import import_module
+
+# Imported on first use (PEP 562): the experiments need numpy, while :mod:`.paper`'s printed
+# numbers do not, and the lessons read those in places (JupyterLite) where numpy may be missing.
+_EXPORTS = {
+    "run_bab_rt": ".bab_rt", "run_bab_stochastic_rt": ".bab_rt", "run_chen": ".chen",
+    "ExperimentOutput": ".common", "run_bab_cops_robbers": ".cops_robbers",
+    "fast_search": ".fast", "run_alphabeta_ordering": ".ordering",
+}
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(import_module(_EXPORTS[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "fast_search",

@@ -13,14 +13,14 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-import numpy as np
-
+from .._optional import lazy_module
 from ..errors import ParameterError
+
+np = lazy_module("numpy")  # imported on first use: `python -m course` loads this module
 
 __all__ = [
     "DEFAULT_OUT",
@@ -153,6 +153,9 @@ def parallel_map(func: Callable[[Any], Any], tasks: Sequence[Any], *, jobs: int 
             if progress is not None:
                 progress.advance()
         return results
+    # imported here: processes (multiprocessing) do not exist in the browser (Pyodide)
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
         futures = {pool.submit(func, task): i for i, task in enumerate(tasks)}
         for future in as_completed(futures):

@@ -40,11 +40,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 
-import numpy as np
-
+from .._optional import lazy_module
 from ..errors import ParameterError
 from ..game import Game, Player
 from ..trees import TreeGame, game_to_tree
+
+np = lazy_module("numpy")  # imported on first use: building and sweeping the tree's arrays need it
 
 __all__ = ["ChenTree", "SelectiveOutcome", "selective_sweep", "level_start", "MAX_NODES"]
 

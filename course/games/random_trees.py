@@ -42,11 +42,12 @@ from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import TypeVar
 
-import numpy as np
-
+from .._optional import lazy_module
 from ..errors import ParameterError
 from ..game import Game, Path, Player
 from ..trees import TreeGame, game_to_tree
+
+np = lazy_module("numpy")  # imported on first use: drawing the leaves' random values needs it
 
 __all__ = [
     "RandomTree",

@@ -209,12 +209,22 @@ class _BoundedText(io.TextIOBase):
         return text
 
 
+#: Without an interval timer, the trace hook checks the clock once every this many calls.
+STEP_CHECK_EVERY = 64
+
+
+def _alarm_usable(seconds: float | None) -> bool:
+    """Whether SIGALRM can stop a search after ``seconds``: Unix, the main thread, and not Pyodide
+    (in the browser there are no signals; :func:`run_student` checks the clock instead)."""
+    return (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
+            and sys.platform != "emscripten"
+            and threading.current_thread() is threading.main_thread())
+
+
 @contextlib.contextmanager
 def _time_limit(seconds: float | None):
     """Raise :class:`TimeLimitExceeded` in the running code after ``seconds`` (Unix, main thread)."""
-    usable = (seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
-              and threading.current_thread() is threading.main_thread())
-    if not usable:
+    if not _alarm_usable(seconds):
         yield
         return
 
@@ -273,11 +283,22 @@ def run_student(task: Task, fn: Callable, case: Case, *,
         args.append(recording.estimator())
     run = StudentRun()
     seen: list[str] = []
+    # Where no SIGALRM can interrupt the search (Pyodide, threads), the watch below enforces the
+    # time limit itself: every STEP_CHECK_EVERY function calls it reads the clock.  (A loop that
+    # calls no function at all cannot be stopped this way; the kernel's interrupt still can.)
+    budget = [None if _alarm_usable(time_limit) or not time_limit or time_limit <= 0
+              else time_limit, 0, 0.0]          # seconds, calls so far, deadline
 
     def watch(frame, event, arg):
-        if event == "call" and is_reference_code(frame.f_code.co_filename):
-            code = frame.f_code
-            seen.append(getattr(code, "co_qualname", code.co_name))
+        if event == "call":
+            if budget[0] is not None:
+                budget[1] += 1
+                if budget[1] % STEP_CHECK_EVERY == 0 and time.perf_counter() > budget[2]:
+                    budget[0] = None                  # raise once; the hook is then removed
+                    raise TimeLimitExceeded(f"more than {time_limit:g} seconds")
+            if is_reference_code(frame.f_code.co_filename):
+                code = frame.f_code
+                seen.append(getattr(code, "co_qualname", code.co_name))
         return None
 
     sink = _BoundedText(OUTPUT_LIMIT)
@@ -290,6 +311,7 @@ def run_student(task: Task, fn: Callable, case: Case, *,
                 contextlib.redirect_stderr(sink):
             warnings.simplefilter("ignore")
             sys.setrecursionlimit(min(old_limit, RECURSION_CAP))
+            budget[2] = time.perf_counter() + (budget[0] or 0.0)
             sys.settrace(watch)
             try:
                 with _time_limit(time_limit):

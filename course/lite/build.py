@@ -1,0 +1,400 @@
+"""Build the JupyterLite edition of the course: a static site that runs in the browser.
+
+    python -m course.lite.build [--output build/lite] [--pyodide-dist DIR_OR_TARBALL]
+
+(``make lite`` runs it inside the project's virtualenv, with ``PYODIDE_DIST=...`` passed on.)
+
+The site holds JupyterLite with the Pyodide kernel, the lessons, the exercises (the student release
+in ``exercises/``, never ``solutions/``), and, for ``piplite``, wheels of the ``course`` package
+(with its vendored Viz.js) and of the widget libraries.  Every piece comes from PyPI or npm, so it
+builds offline from package caches:
+
+* JupyterLite and the kernel: the ``lite`` extra (``jupyterlite-core``,
+  ``jupyterlite-pyodide-kernel``); ``jupyter lite build`` picks up the widget front ends
+  (``jupyterlab_widgets``, ``anywidget``) from this environment's labextensions.
+* Pyodide's core (``pyodide.mjs``, ``pyodide.asm.wasm``, ``python_stdlib.zip``,
+  ``pyodide-lock.json``): the npm package ``pyodide`` at the version the kernel was made for.
+* The pure-Python packages the kernel itself loads at start (IPython, jedi, micropip, ...): their
+  PyPI wheels, at the versions in Pyodide's lock file, which is rewritten to point at them (with
+  their SHA-256: Pyodide's own copies of these wheels differ in bytes), so the kernel starts
+  without any CDN.
+* Everything else in Pyodide's lock file -- numpy, matplotlib and the other compiled packages,
+  which are on neither PyPI nor npm -- is pointed at Pyodide's CDN, fetched when a lesson first
+  needs it.  Give ``--pyodide-dist`` (or ``PYODIDE_DIST``) an unpacked official Pyodide release
+  (``pyodide-<version>.tar.bz2`` from Pyodide's GitHub releases, or the tarball itself) to ship
+  it whole instead: the site then needs no network at all.
+
+Each notebook gets a first cell, added here and only in the site, that installs the course with
+piplite's ``%pip`` (and, in notebooks with numeric experiments, loads numpy and matplotlib), only
+when it runs in the browser: a notebook downloaded from the site and handed in runs unchanged in
+JupyterLab and in the sandboxed autograder.  ``!python -m course ...`` shell lines become
+``%run -m course ...`` (there is no shell in the browser).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from importlib import metadata
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_OUTPUT = REPO / "build" / "lite"
+DEFAULT_CACHE = REPO / "build" / "lite-cache"
+
+#: Wheels served by piplite besides ``course`` (pure Python, same versions as this environment's
+#: labextensions, so each widget's Python half matches its front end).
+PIPLITE_PACKAGES = ("ipywidgets", "anywidget", "comm", "psygnal", "jupyterlab_widgets")
+#: Locked Pyodide packages the kernel and the widgets load (their dependencies are added from the
+#: lock file); their PyPI wheels are shipped when identical to Pyodide's.
+KERNEL_LOCKED = ("micropip", "ipython", "jedi", "traitlets", "typing-extensions", "packaging")
+
+SETUP_TAG = "lite-setup"
+#: Code that needs numpy/matplotlib: the notebook's first cell then tries to load them.
+NUMERIC = re.compile(r"\bnumpy\b|\bnp\.|random_tree|ChenTree|course\.plots|\bplot_|matplotlib|"
+                     r"course\.experiments\.(?!paper\b)|ordering_explorer|epsilon_explorer")
+SHELL_COURSE = re.compile(r"^(\s*)!\{sys\.executable\}\s+-m\s+course\b(.*)$", re.MULTILINE)
+
+SETUP_CODE = '''\
+# JupyterLite edition: run this cell first. It installs the course into the Python that runs in
+# this browser tab (nothing is installed on your computer, and your work stays in this browser:
+# use File > Download to keep a copy). Your instructor's nbgrader does the official grading.
+import sys
+
+if sys.platform == "emscripten":  # in the browser only; elsewhere this cell does nothing
+    %pip install ipywidgets anywidget
+    %pip install --no-deps course
+'''
+NUMERIC_CODE = '''\
+    try:  # numpy and matplotlib come from Pyodide's CDN (or from this site, if it ships them)
+        %pip install numpy matplotlib
+        import matplotlib, numpy  # a failed download is only logged: check they are here
+    except Exception as error:
+        print("numpy/matplotlib could not be loaded, so the numeric experiments and plots in "
+              f"this notebook will not run ({type(error).__name__}); everything else does.")
+'''
+
+
+def log(message: str) -> None:
+    print(f"[lite] {message}", flush=True)
+
+
+class BuildError(RuntimeError):
+    """A prerequisite is missing; the message says which and how to get it."""
+
+
+# ---------------------------------------------------------------------------------------------
+# notebooks
+# ---------------------------------------------------------------------------------------------
+def lite_notebook(source: Path, target: Path) -> bool:
+    """Copy a notebook with the lite setup cell first; return whether it loads numpy."""
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    numeric = bool(NUMERIC.search(code))
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            text = "".join(cell["source"])
+            new = SHELL_COURSE.sub(r"\1%run -m course\2", text)
+            if new != text:
+                cell["source"] = new.splitlines(keepends=True)
+    setup = {
+        "cell_type": "code", "execution_count": None, "id": SETUP_TAG,
+        "metadata": {"tags": [SETUP_TAG], "editable": False, "deletable": False},
+        "outputs": [],
+        "source": (SETUP_CODE + (NUMERIC_CODE if numeric else "")).splitlines(keepends=True),
+    }
+    if nb.get("nbformat", 4) == 4 and nb.get("nbformat_minor", 0) < 5:
+        setup.pop("id")
+    nb["cells"].insert(0, setup)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return numeric
+
+
+def stage_contents(files: Path) -> list[str]:
+    """Lessons and the student release of the exercises, as the site's files."""
+    numeric = []
+    for folder in ("lessons", "exercises"):
+        for path in sorted((REPO / folder).rglob("*")):
+            if ".ipynb_checkpoints" in path.parts or not path.is_file():
+                continue
+            target = files / path.relative_to(REPO)
+            if path.suffix == ".ipynb":
+                if lite_notebook(path, target):
+                    numeric.append(str(path.relative_to(REPO)))
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, target)
+    return numeric
+
+
+# ---------------------------------------------------------------------------------------------
+# wheels
+# ---------------------------------------------------------------------------------------------
+def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+    done = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if done.returncode:
+        raise BuildError(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
+    return done
+
+
+def build_course_wheel(pypi: Path, cache: Path) -> Path:
+    out = cache / "course-wheel"
+    shutil.rmtree(out, ignore_errors=True)
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
+         "--wheel-dir", str(out), str(REPO)])
+    (wheel,) = out.glob("course-*.whl")
+    shutil.copy2(wheel, pypi / wheel.name)
+    return pypi / wheel.name
+
+
+def download_pure_wheels(requirements: list[str], dest: Path, python: str) -> None:
+    """``pip download`` pure-Python wheels (any platform) into ``dest`` (reusing what is there)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+         "--platform", "any", "--implementation", "py", "--abi", "none",
+         "--python-version", python, "--dest", str(dest), *requirements])
+
+
+def piplite_wheels(pypi: Path, cache: Path, python: str) -> list[str]:
+    requirements = [f"{name}=={metadata.version(name)}" for name in PIPLITE_PACKAGES]
+    wheels = cache / "wheels"
+    download_pure_wheels(requirements, wheels, python)
+    copied = []
+    for name in PIPLITE_PACKAGES:
+        stem = re.sub(r"[-_.]+", "_", name).lower()
+        version = metadata.version(name)
+        found = [w for w in wheels.glob("*.whl")
+                 if w.name.lower().startswith(f"{stem}-{version}-")]
+        if not found:
+            raise BuildError(f"no pure-Python wheel of {name} {version} was downloaded")
+        shutil.copy2(found[0], pypi / found[0].name)
+        copied.append(found[0].name)
+    return copied
+
+
+# ---------------------------------------------------------------------------------------------
+# Pyodide
+# ---------------------------------------------------------------------------------------------
+def kernel_pyodide() -> tuple[str, str]:
+    """(Pyodide version, Python version) that the installed Pyodide kernel was made for."""
+    try:
+        from jupyterlite_pyodide_kernel import constants
+    except ImportError as exc:
+        raise BuildError("jupyterlite-pyodide-kernel is not installed: pip install -e '.[lite]' "
+                         "(or make lite)") from exc
+    return constants.PYODIDE_VERSION, constants.PYODIDE_PYTHON_VERSION
+
+
+def npm_pyodide(version: str, cache: Path) -> Path:
+    """The npm package ``pyodide@version``, unpacked in the cache; its folder."""
+    unpacked = cache / f"npm-pyodide-{version}" / "package"
+    if (unpacked / "pyodide.mjs").exists():
+        return unpacked
+    npm = shutil.which("npm")
+    if npm is None:
+        raise BuildError("npm is needed to fetch Pyodide's core (npm package 'pyodide'); install "
+                         "Node.js, or give --pyodide-dist an official Pyodide release")
+    where = unpacked.parent
+    shutil.rmtree(where, ignore_errors=True)
+    where.mkdir(parents=True)
+    done = run([npm, "pack", "--silent", f"pyodide@{version}"], cwd=where)
+    tgz = where / done.stdout.strip().splitlines()[-1]
+    with tarfile.open(tgz) as archive:
+        archive.extractall(where, filter="data") if hasattr(tarfile, "data_filter") \
+            else archive.extractall(where)
+    tgz.unlink()
+    return unpacked
+
+
+def local_pyodide(path: Path, cache: Path) -> Path:
+    """An official Pyodide release: an unpacked folder, or its tarball (unpacked into the cache)."""
+    if path.is_file():
+        target = cache / f"dist-{path.name.split('.tar')[0]}"
+        if not (target / "pyodide" / "pyodide-lock.json").exists():
+            shutil.rmtree(target, ignore_errors=True)
+            target.mkdir(parents=True)
+            log(f"unpacking {path} ...")
+            with tarfile.open(path) as archive:
+                archive.extractall(target, filter="data") if hasattr(tarfile, "data_filter") \
+                    else archive.extractall(target)
+        path = target
+    for candidate in (path, path / "pyodide"):
+        if (candidate / "pyodide-lock.json").exists() and (candidate / "pyodide.mjs").exists():
+            return candidate
+    raise BuildError(f"{path} is not a Pyodide distribution (no pyodide.mjs and pyodide-lock.json)")
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def lock_closure(packages: dict, roots: tuple[str, ...]) -> list[str]:
+    """The lock file's keys of ``roots`` and all they depend on (names compared normalised)."""
+    key = {_norm(k): k for k in packages}
+    todo, seen = [key[_norm(r)] for r in roots if _norm(r) in key], set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(key[_norm(d)] for d in packages[name]["depends"] if _norm(d) in key)
+    return sorted(seen)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def stage_npm_pyodide(core: Path, target: Path, version: str, python: str,
+                      cache: Path) -> dict:
+    """Pyodide's core plus the kernel's pure-Python packages; the rest of the lock on the CDN."""
+    target.mkdir(parents=True)
+    for name in ("pyodide.mjs", "pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm",
+                 "python_stdlib.zip", "package.json"):
+        if (core / name).exists():
+            shutil.copy2(core / name, target / name)
+    lock = json.loads((core / "pyodide-lock.json").read_text())
+    packages = lock["packages"]
+    wanted = lock_closure(packages, KERNEL_LOCKED)
+    pure = [n for n in wanted if packages[n]["file_name"].endswith("-none-any.whl")]
+    wheels = cache / "wheels"
+    download_pure_wheels([f"{packages[n]['name']}=={packages[n]['version']}" for n in pure],
+                         wheels, python)
+    local, missing = [], []
+    for name in pure:
+        entry = packages[name]
+        stem = re.sub(r"[-_.]+", "_", entry["name"]).lower()
+        found = [w for w in wheels.glob("*.whl")
+                 if w.name.lower().startswith(f"{stem}-{entry['version']}-")]
+        if not found:
+            missing.append(name)
+            continue
+        # Pyodide republishes these pure-Python wheels with other bytes (precompiled), so the
+        # lock file is given the PyPI wheel's checksum: same package, same version.
+        shutil.copy2(found[0], target / entry["file_name"])
+        entry["sha256"] = sha256(found[0])
+        local.append(name)
+    cdn = f"https://cdn.jsdelivr.net/pyodide/v{version}/full/"
+    for name, entry in packages.items():
+        if name not in local and "://" not in entry["file_name"]:
+            entry["file_name"] = cdn + entry["file_name"]
+    (target / "pyodide-lock.json").write_text(json.dumps(lock, indent=1) + "\n")
+    return {"local": local, "cdn_only_kernel_packages": [n for n in wanted if n not in local],
+            "not_on_pypi": missing}
+
+
+def check_dist_matches(dist: Path, version: str, python: str) -> None:
+    info = json.loads((dist / "pyodide-lock.json").read_text()).get("info", {})
+    found = str(info.get("python", ""))
+    if not found.startswith(python + ".") and found != python:
+        raise BuildError(f"the Pyodide distribution in {dist} runs Python {found or '?'}, but "
+                         f"jupyterlite-pyodide-kernel expects Pyodide {version} (Python {python})")
+    mjs = (dist / "pyodide.mjs").read_text(errors="replace")
+    if version not in mjs:
+        log(f"warning: {dist} may not be Pyodide {version} (the kernel's version)")
+
+
+# ---------------------------------------------------------------------------------------------
+# the build
+# ---------------------------------------------------------------------------------------------
+def folder_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def build(output: Path = DEFAULT_OUTPUT, cache: Path = DEFAULT_CACHE,
+          pyodide_dist: Path | None = None) -> dict:
+    start = time.perf_counter()
+    try:
+        import jupyterlite_core  # noqa: F401
+    except ImportError as exc:
+        raise BuildError("jupyterlite-core is not installed: pip install -e '.[lite]' "
+                         "(or make lite)") from exc
+    version, python = kernel_pyodide()
+    cache.mkdir(parents=True, exist_ok=True)
+    stage = cache / "lite-dir"
+    shutil.rmtree(stage, ignore_errors=True)
+    (stage / "pypi").mkdir(parents=True)
+
+    numeric = stage_contents(stage / "files")
+    log(f"notebooks staged; loading numpy first: {', '.join(numeric) or 'none'}")
+    course_wheel = build_course_wheel(stage / "pypi", cache)
+    others = piplite_wheels(stage / "pypi", cache, python)
+    log(f"piplite wheels: {course_wheel.name}, {', '.join(others)}")
+
+    report: dict = {"pyodide": version, "python": python}
+    if pyodide_dist is not None:
+        dist = local_pyodide(Path(pyodide_dist).resolve(), cache)
+        check_dist_matches(dist, version, python)
+        (stage / "static").mkdir()
+        os.symlink(dist, stage / "static" / "pyodide", target_is_directory=True)
+        report["pyodide_source"] = f"local distribution {dist}"
+    else:
+        core = npm_pyodide(version, cache)
+        report.update(stage_npm_pyodide(core, stage / "static" / "pyodide", version, python,
+                                        cache))
+        report["pyodide_source"] = f"npm pyodide@{version} + PyPI wheels; other packages: CDN"
+        if report["cdn_only_kernel_packages"]:
+            log(f"warning: the kernel will load these from the CDN: "
+                f"{report['cdn_only_kernel_packages']}")
+
+    (stage / "jupyter-lite.json").write_text(json.dumps({
+        "jupyter-lite-schema-version": 0,
+        "jupyter-config-data": {
+            "appName": "Game-tree search course",
+            # nbgrader's front end (installed here for the instructor) needs its server
+            "disabledExtensions": ["@jupyter/nbgrader"],
+            "litePluginSettings": {
+                "@jupyterlite/pyodide-kernel-extension:kernel": {"disablePyPIFallback": True},
+            },
+        },
+    }, indent=2) + "\n")
+
+    if output.exists():
+        shutil.rmtree(output)
+    log("jupyter lite build ...")
+    run([sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(stage),
+         "--output-dir", str(output), "--contents", str(stage / "files"),
+         "--apps", "lab", "--apps", "notebook", "--no-sourcemaps", "--no-unused-shared-packages"],
+        cwd=stage)
+    settings = json.loads((output / "jupyter-lite.json").read_text())
+    kernel = settings["jupyter-config-data"]["litePluginSettings"][
+        "@jupyterlite/pyodide-kernel-extension:kernel"]
+    if not str(kernel.get("pyodideUrl", "")).startswith("./static/pyodide/"):
+        raise BuildError(f"the site's kernel does not use the shipped Pyodide: {kernel}")
+    report.update(output=str(output), seconds=round(time.perf_counter() - start, 1),
+                  megabytes=round(folder_size(output) / 1e6, 1), pyodide_url=kernel["pyodideUrl"])
+    (output / "course-lite-build.json").write_text(json.dumps(report, indent=1) + "\n")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m course.lite.build", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT,
+                        help="the site's folder (default: build/lite); replaced")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
+                        help="downloads and staging (default: build/lite-cache)")
+    parser.add_argument("--pyodide-dist", type=Path, default=os.environ.get("PYODIDE_DIST") or None,
+                        help="an official Pyodide release (folder or .tar.bz2) to ship whole, "
+                             "numpy and matplotlib included (default: $PYODIDE_DIST)")
+    args = parser.parse_args(argv)
+    try:
+        report = build(args.output.resolve(), args.cache.resolve(), args.pyodide_dist)
+    except BuildError as exc:
+        print(f"[lite] cannot build: {exc}", file=sys.stderr)
+        return 1
+    log(f"built {report['output']} in {report['seconds']} s, {report['megabytes']} MB "
+        f"(Pyodide {report['pyodide']}: {report['pyodide_source']})")
+    log(f"serve it with: python -m http.server -d {report['output']} 8000")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

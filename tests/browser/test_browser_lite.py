@@ -1,0 +1,232 @@
+"""The JupyterLite edition in a real browser: build the site, serve it statically, run a lesson
+and an exercise's visible checks in the Pyodide kernel.
+
+The site is built once per session with ``course.lite.build`` (about 20 s with warm caches; the
+first build downloads Pyodide's core from npm and a few wheels from PyPI) into
+``build/lite-test/``, or taken from ``$COURSE_LITE_SITE`` when that names a built site.  It is
+served by Python's ``http.server`` on localhost.  Every request leaving localhost is refused by
+the browser, as on a machine without Internet: the kernel must start from the site alone.  Only
+numpy and matplotlib would come from Pyodide's CDN, so the notebooks run here are ones that do
+not need them (lesson 0, assignment 1's first part).
+
+Skipped, with the reason, when the build's prerequisites are missing (the ``lite`` extra, npm).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from lab_driver import Lab
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+
+MINIMAX_VALUE = '''\
+def minimax_value(game, state):
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = [minimax_value(game, game.result(state, m)) for m in game.moves(state)]
+    return max(values) if game.turn(state) == Player.MAX else min(values)
+'''
+
+
+@pytest.fixture(scope="session")
+def lite_site(tmp_path_factory) -> Path:
+    given = os.environ.get("COURSE_LITE_SITE")
+    if given:
+        site = Path(given)
+        if not (site / "jupyter-lite.json").exists():
+            pytest.fail(f"COURSE_LITE_SITE={given!r} is not a built JupyterLite site")
+        return site
+    try:
+        import jupyterlite_core  # noqa: F401
+        import jupyterlite_pyodide_kernel  # noqa: F401
+    except ImportError:
+        pytest.skip("the JupyterLite build tools are not installed: pip install -e '.[lite]'")
+    if shutil.which("npm") is None and not os.environ.get("PYODIDE_DIST"):
+        pytest.skip("building the JupyterLite site needs npm (for Pyodide's core) or "
+                    "PYODIDE_DIST (an official Pyodide release)")
+    from course.lite.build import BuildError, build
+
+    try:
+        report = build(REPO / "build" / "lite-test", REPO / "build" / "lite-cache",
+                       os.environ.get("PYODIDE_DIST") or None)
+    except BuildError as exc:
+        pytest.skip(f"the JupyterLite site could not be built here: {exc}")
+    print(f"\n[lite] built in {report['seconds']} s, {report['megabytes']} MB")
+    return Path(report["output"])
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Static files, as any web host serves them; the test's only change is JupyterLite's
+    ``exposeAppInBrowser`` (so the driver can observe the app) and every cell kept rendered."""
+
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map,
+                      ".mjs": "text/javascript", ".js": "text/javascript",
+                      ".wasm": "application/wasm", ".json": "application/json"}
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        if self.path.split("?")[0] == "/jupyter-lite.json":
+            config = json.loads((Path(self.directory) / "jupyter-lite.json").read_text())
+            data = config["jupyter-config-data"]
+            data["exposeAppInBrowser"] = True
+            data.setdefault("settingsOverrides", {})[
+                "@jupyterlab/notebook-extension:tracker"] = {"windowingMode": "none"}
+            body = json.dumps(config).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+
+@pytest.fixture(scope="session")
+def lite_server(lite_site):
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(_Handler, directory=str(lite_site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def lite(browser, lite_server, tmp_path_factory):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(60_000)
+    outside: list[str] = []
+
+    def offline(route) -> None:
+        outside.append(route.request.url)
+        route.abort()
+
+    context.route(lambda url: not url.startswith(lite_server), offline)
+    page = context.new_page()
+    fake_server = SimpleNamespace(lab_url=lite_server + "lab/index.html",
+                                  log_path=tmp_path_factory.mktemp("lite") / "none.log")
+    lab = Lab(page, fake_server)
+    lab.outside = outside
+    start = time.perf_counter()
+    lab.load(timeout=120)
+    lab.load_seconds = time.perf_counter() - start
+    yield lab
+    context.close()
+
+
+def _outputs_text(cell: dict) -> str:
+    parts = []
+    for out in cell["outputs"]:
+        if "text" in out:
+            parts.append("".join(out["text"]))
+        for mime, value in out.get("data", {}).items():
+            if mime.startswith("text/"):
+                parts.append("".join(value))
+    return "\n".join(parts)
+
+
+def _rendered_svgs(lab: Lab) -> int:
+    return lab.page.evaluate(
+        "() => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) "
+        ".jp-OutputArea-output svg g.node').length")
+
+
+def test_lesson_0_runs_top_to_bottom(lite):
+    start = time.perf_counter()
+    lite.open("lessons/00_how_to_use.ipynb", timeout=180)
+    kernel_ready = time.perf_counter() - start
+    state = lite.run_all(timeout=240)
+    total = time.perf_counter() - start
+    assert lite.error_report() == [], lite.error_report()
+    cells = state["cells"]
+    assert "%pip install --no-deps course" in cells[0]["source"]
+    assert all(c["prompt"].strip() not in ("[ ]:", "[*]:") for c in cells
+               if c["type"] == "code" and c["source"].strip()), [c["prompt"] for c in cells]
+    text = "\n".join(_outputs_text(c) for c in cells)
+    assert "course library 0.1.0" in text, text[:2000]
+    assert "%run -m course search alphabeta" in "\n".join(c["source"] for c in cells)
+    assert "value" in text and "CourseError:" in text
+    # the drawings are laid out in the browser by Viz.js (TreeView): their nodes are in the page
+    lite.page.wait_for_function(
+        "() => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) "
+        ".jp-OutputArea-output svg g.node').length >= 13", timeout=60_000)
+    assert not [u for u in lite.outside if "pypi.org" in u or "files.pythonhosted" in u]
+    print(f"\n[lite] app loaded in {lite.load_seconds:.1f} s; lesson 0: kernel ready after "
+          f"{kernel_ready:.1f} s, all cells run after {total:.1f} s; "
+          f"{_rendered_svgs(lite)} drawn nodes; requests refused outside localhost: "
+          f"{sorted(set(u.split('/')[2] for u in lite.outside))}")
+
+
+def test_exercise_visible_checks_run(lite):
+    lite.close_all()
+    path = "exercises/a1_minimax/minimax.ipynb"
+    lite.open(path, timeout=180)
+    target = lite.find_cell("def minimax_value(game, state):")
+    lite.page.evaluate(
+        """([i, src]) => window.jupyterapp.shell.currentWidget.content.widgets[i]
+               .model.sharedModel.setSource(src)""", [target, MINIMAX_VALUE])
+    check = lite.find_cell("check_minimax_value(minimax_value, exercise_cases(")
+    start = time.perf_counter()
+    state = lite.run_through(check, timeout=240)
+    assert lite.error_report() == [], lite.error_report()
+    checks = [c for c in state["cells"][:check + 1] if "check_minimax_value(" in c["source"]]
+    assert len(checks) == 2
+    for cell in checks:
+        assert "match" in _outputs_text(cell) and "reference search" in _outputs_text(cell), \
+            _outputs_text(cell)
+    print(f"\n[lite] assignment 1: setup and {len(checks)} visible checks in "
+          f"{time.perf_counter() - start:.1f} s")
+
+    # a wrong answer is explained, as on the lab: a failure naming the first differing step
+    wrong = MINIMAX_VALUE.replace("max(values) if", "min(values) if", 1)
+    lite.page.evaluate(
+        """([i, src]) => window.jupyterapp.shell.currentWidget.content.widgets[i]
+               .model.sharedModel.setSource(src)""", [target, wrong])
+    first = lite.find_cell('check_minimax_value(minimax_value, textbook_cases("minimax"))')
+    state = lite.run_through(first, timeout=120)
+    errors = [o for o in state["cells"][first]["outputs"] if o.get("output_type") == "error"]
+    assert errors and "WrongValue" in errors[0]["ename"], state["cells"][first]["outputs"]
+
+
+def test_lesson_1_explorer_redraws(lite):
+    """Lesson 1 up to its step-through explorer (no cell before it needs numpy; the setup cell
+    says numpy could not be loaded, as the CDN is out of reach here), then Next redraws."""
+    lite.close_all()
+    lite.open("lessons/01_minimax.ipynb", timeout=180)
+    index = lite.find_cell("step_through(aima")
+    state = lite.run_through(index, timeout=240)
+    assert lite.error_report() == [], lite.error_report()
+    setup = _outputs_text(state["cells"][0])
+    assert "numpy/matplotlib could not be loaded" in setup or not lite.outside, setup
+    view = lite.output_locator(index)
+    view.locator(".jupyter-widgets").first.wait_for(state="visible")
+    view.locator("svg g.node").first.wait_for(state="visible")
+    seen = [lite.current_nodes(view)]
+    for _ in range(6):
+        before = lite.snapshot(view)
+        lite.click_button(view, re.compile(r"\bnext\b|forward|^\W*(>|▶|→|⏵)\W*$", re.IGNORECASE))
+        lite.wait_changed(view, before, timeout=20)
+        seen.append(lite.current_nodes(view))
+        marked = [ids for ids in seen if ids]
+        if len(marked) >= 2 and marked[-1] != marked[0]:
+            break
+    marked = [ids for ids in seen if ids]
+    assert len(marked) >= 2 and marked[-1] != marked[0], seen
+    assert lite.error_report() == [], lite.error_report()
+    print(f"\n[lite] lesson 1 step-through: current node after each Next: {seen}")
