@@ -544,7 +544,7 @@ def test_a_class_on_jupyterhub(hub: Hub):
     total = None
     for student, expected in ((solver, auto_max), (wrong, 0.0), (hostile, auto_max)):
         pages = hub.run_as(student, "find", str(hub.home(student) / ASSIGNMENT / "feedback"),
-                           "-name", f"{NOTEBOOK}.html").stdout.split()
+                           "-name", f"{NOTEBOOK}.html").stdout.splitlines()
         assert len(pages) == 1, (student, pages)
         html = hub.run_as(student, "cat", pages[0]).stdout
         score, total = _feedback_score(html)
