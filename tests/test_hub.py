@@ -192,13 +192,13 @@ class Hub:
         return "instructor" if user == self.instructor else "student"
 
     def run_as(self, user: str, *args: str, cwd: Path | None = None, check: bool = True,
-               timeout: float = 300) -> subprocess.CompletedProcess:
+               timeout: float = 300, input_text: str | None = None) -> subprocess.CompletedProcess:
         """A command in ``user``'s account, with the environment the hub gives their server."""
         env = ["env", "-i", f"HOME={self.home(user)}", f"USER={user}", f"LOGNAME={user}",
                f"PATH={BIN}:/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8",
                f"JUPYTER_CONFIG_PATH={self.layout.role_config_path(self.role(user))}"]
         done = subprocess.run(["runuser", "-u", user, "--", *env, *args], cwd=str(cwd or self.home(user)),
-                              capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, text=True, timeout=timeout, input=input_text)
         if check and done.returncode != 0:
             raise AssertionError(f"{user}: {' '.join(args)} failed ({done.returncode}):\n"
                                  f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -436,7 +436,108 @@ def _put(hub: Hub, user: str, source: Path | None, target: Path, nb=None) -> Non
     tmp.unlink()
 
 
-def test_a_class_on_jupyterhub(hub: Hub):
+
+def _lab_driver():
+    """tests/browser/lab_driver.py (Chromium lookup and flags), loaded by path."""
+    import importlib.util as iu
+
+    if "course_lab_driver" in sys.modules:
+        return sys.modules["course_lab_driver"]
+    spec = iu.spec_from_file_location("course_lab_driver", REPO / "tests" / "browser" / "lab_driver.py")
+    module = iu.module_from_spec(spec)
+    sys.modules[spec.name] = module     # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@contextlib.contextmanager
+def _chromium():
+    """A headless Chromium (Playwright), or ``None`` with the reason when there is none."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        yield None, "Playwright is not installed"
+        return
+    driver = _lab_driver()
+    path = driver.find_chromium()
+    if path is None:
+        yield None, "no Chromium (apt install chromium, or set COURSE_CHROMIUM)"
+        return
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path, headless=True,
+                                             args=list(driver.CHROMIUM_ARGS))
+        try:
+            yield browser, ""
+        finally:
+            browser.close()
+
+
+def _lab_settings(hub: Hub, user: str) -> None:
+    """JupyterLab without news or update pop-ups (as the browser tests set it)."""
+    for name, value in _lab_driver().LAB_SETTINGS.items():
+        target = hub.home(user) / ".jupyter" / "lab" / "user-settings" / name
+        hub.run_as(user, "mkdir", "-p", str(target.parent))
+        hub.run_as(user, "sh", "-c", f"cat > '{target}'", check=True, input_text=json.dumps(value))
+
+
+def _log_in(browser, hub: Hub, user: str, shots: Path):
+    """A new browser session of ``user``: the hub's login page, then their JupyterLab."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    page.goto(f"{hub.url}/hub/login?next=/user/{user}/lab")
+    page.fill("#username_input", user)
+    page.fill("#password_input", hub.password)
+    page.click("#login_submit")
+    try:
+        page.wait_for_selector("#jp-main-dock-panel", timeout=120_000)
+        page.wait_for_selector(".lm-MenuBar-itemLabel:text-is('Nbgrader')", timeout=60_000)
+    except Exception:
+        page.screenshot(path=str(shots / f"{user}-login.png"))
+        raise
+    return context, page
+
+
+def _nbgrader_menu(page, item: str) -> None:
+    page.click(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
+    page.click(f".lm-Menu-itemLabel:text-is('{item}')")
+
+
+def _fetch_and_submit_in_browser(browser, hub: Hub, user: str, shots: Path) -> None:
+    """The Assignment List: Fetch the released assignment, then Submit it."""
+    context, page = _log_in(browser, hub, user, shots)
+    try:
+        _nbgrader_menu(page, "Assignment List")
+        released = page.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT)
+        released.get_by_role("button", name="Fetch").click()
+        fetched = page.locator("#fetched_assignments_list .list_item", has_text=ASSIGNMENT).first
+        fetched.get_by_role("button", name="Submit").click(timeout=60_000)
+        page.locator("#submitted_assignments_list .list_item", has_text=ASSIGNMENT).first.wait_for(
+            timeout=60_000)
+    except Exception:
+        page.screenshot(path=str(shots / f"{user}-assignment-list.png"))
+        raise
+    finally:
+        context.close()
+
+
+def _formgrader_in_browser(browser, hub: Hub, shots: Path) -> str:
+    """The instructor opens the formgrader from JupyterLab's menu; the text of its iframe."""
+    context, page = _log_in(browser, hub, hub.instructor, shots)
+    try:
+        _nbgrader_menu(page, "Formgrader")
+        frame = page.frame_locator("iframe").first
+        frame.locator("text=Manage Assignments").first.wait_for(timeout=60_000)
+        frame.locator(f"text={ASSIGNMENT}").first.wait_for(timeout=60_000)
+        return frame.locator("body").inner_text()
+    except Exception:
+        page.screenshot(path=str(shots / "formgrader.png"))
+        raise
+    finally:
+        context.close()
+
+
+def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
     instructor, (solver, wrong, hostile) = hub.instructor, hub.students
     course = hub.layout.course_dir
     exchange = hub.layout.exchange
@@ -452,6 +553,8 @@ def test_a_class_on_jupyterhub(hub: Hub):
     t["release"] = time.monotonic() - t0
 
     # Everyone logs in: their servers start, as themselves.
+    for user in (instructor, wrong):
+        _lab_settings(hub, user)
     t0 = time.monotonic()
     for user in (instructor, *hub.students):
         hub.start_server(user)
@@ -486,9 +589,19 @@ def test_a_class_on_jupyterhub(hub: Hub):
                               form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
     assert status == 200 and isinstance(listing, dict) and listing.get("success", True), (status, listing)
 
-    # Student 2 submits the release as fetched, with nbgrader's commands in their account.
-    hub.run_as(wrong, "nbgrader", "fetch_assignment", ASSIGNMENT)
-    hub.run_as(wrong, "nbgrader", "submit", ASSIGNMENT)
+    # Student 2 submits the release as fetched: in Chromium, through JupyterLab's Assignment List
+    # (with nbgrader's commands in their account where there is no browser).
+    with _chromium() as (browser, no_browser):
+        if browser is not None:
+            t1 = time.monotonic()
+            _fetch_and_submit_in_browser(browser, hub, wrong, tmp_path)
+            t["browser: log in, fetch, submit"] = time.monotonic() - t1
+        else:
+            print(f"\n[hub] no browser ({no_browser}): student 2 uses nbgrader's commands")
+            hub.run_as(wrong, "nbgrader", "fetch_assignment", ASSIGNMENT)
+            hub.run_as(wrong, "nbgrader", "submit", ASSIGNMENT)
+    fetched = hub.home(wrong) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    assert fetched.exists() and fetched.stat().st_uid == pwd.getpwnam(wrong).pw_uid
 
     # Student 3: the solution plus an attack on everything a student must not reach.
     hub.run_as(hostile, "nbgrader", "fetch_assignment", ASSIGNMENT)
@@ -516,6 +629,14 @@ def test_a_class_on_jupyterhub(hub: Hub):
     hub.run_as(instructor, str(BIN / "python"), "-m", "course.grading", "feedback",
                "--assignment", ASSIGNMENT, cwd=course)
     hub.run_as(instructor, "nbgrader", "release_feedback", ASSIGNMENT, cwd=course)
+
+    # The instructor's formgrader shows the course, inside JupyterLab (the iframe loads).
+    with _chromium() as (browser, no_browser):
+        if browser is not None:
+            t1 = time.monotonic()
+            text = _formgrader_in_browser(browser, hub, tmp_path)
+            assert ASSIGNMENT in text
+            t["browser: formgrader in the instructor's JupyterLab"] = time.monotonic() - t1
 
     # What the instructor's gradebook says.
     from nbgrader.api import Gradebook
