@@ -106,6 +106,10 @@ def _class_bin() -> Path:
 
     key = hashlib.sha1(str(REPO).encode() + (REPO / "pyproject.toml").read_bytes()).hexdigest()[:12]
     venv = SHARED_VENVS / f"venv-{key}"
+    for old in SHARED_VENVS.glob("venv-*"):        # environments of checkouts that are gone
+        with contextlib.suppress(OSError):
+            if old != venv and not Path((old / ".installed").read_text().strip()).exists():
+                shutil.rmtree(old, ignore_errors=True)
     if not (venv / ".installed").exists():
         shutil.rmtree(venv, ignore_errors=True)
         SHARED_VENVS.mkdir(parents=True, exist_ok=True)
@@ -567,6 +571,9 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
     time.sleep(3)   # let the servers settle before measuring them
     t["idle server RSS MiB (mean of 3 students)"] = round(
         sum(_rss_kib(hub.server_pids(s)) for s in hub.students) / 3 / 1024, 1)
+    t["hub RSS MiB"] = round(_rss_kib([hub.proc.pid]) / 1024, 1)
+    with contextlib.suppress(OSError, ValueError):
+        t["proxy RSS MiB"] = round(_rss_kib([int((hub.base / "hub" / "proxy.pid").read_text())]) / 1024, 1)
 
     # The formgrader: the instructor's server may be framed by its own pages; students' may not,
     # and they have no formgrader at all.
