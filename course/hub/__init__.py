@@ -201,7 +201,8 @@ def sandbox_works_for(user: str) -> tuple[bool, str]:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return False, "bubblewrap is not installed (apt-get install bubblewrap)"
-    command = ["runuser", "-u", user, "--", bwrap, "--ro-bind", "/", "/", "--unshare-all",
+    runuser = shutil.which("runuser") or shutil.which("runuser", path="/usr/sbin:/sbin") or "runuser"
+    command = [runuser, "-u", user, "--", bwrap, "--ro-bind", "/", "/", "--unshare-all",
                "--die-with-parent", "true"] if os.geteuid() == 0 else [bwrap, "--ro-bind", "/", "/",
                                                                          "--unshare-all", "true"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=30)
