@@ -12,13 +12,14 @@ SUBMISSIONS ?= submitted
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: help lab test test-fast test-explore install install-test release student-bundle autograde feedback grades \
-        collect-zip grading-summary benchmark experiments vendor-viz lite clean
+        collect-zip grading-summary benchmark experiments vendor-viz lite clean test-hub
 
 help:
 	@echo "Students:     make lab          start JupyterLab on the lessons"
 	@echo "Developers:   make test         install the test extra and run the whole suite"
 	@echo "              make test-fast    the suite without browser and notebook tests"
 	@echo "              make test-explore property tests on new random trees each run"
+	@echo "              make test-hub     a class on a real JupyterHub (as root; course/hub/)"
 	@echo "Instructors:  make lab          JupyterLab with nbgrader's formgrader (Nbgrader > Formgrader)"
 	@echo "              make release      regenerate exercises/ from solutions/ (nbgrader)"
 	@echo "              make student-bundle   the students' copy of the course (dist/*-student.zip)"
@@ -61,6 +62,10 @@ test: $(VENV)/.installed-test
 # Property tests with fresh random trees each run (make test draws the same trees every time).
 test-explore: $(VENV)/.installed-test
 	HYPOTHESIS_PROFILE=explore $(PY) -m pytest tests/test_search_properties.py tests/test_chance_floats.py tests/test_random_trees.py
+
+# A class on a real JupyterHub with real Unix accounts (root; node/npm; bubblewrap): tests/test_hub.py.
+test-hub: $(VENV)/.installed-test
+	$(PY) -m pytest tests/test_hub.py -rs
 
 test-fast: $(VENV)/.installed-test
 	$(PY) -m pytest -m "not browser and not notebooks and not nbgrader"

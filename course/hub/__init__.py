@@ -1,0 +1,246 @@
+"""The course on a JupyterHub: one class, one instructor, many students.
+
+``python -m course.hub setup --instructor NAME`` (as root, on the hub's machine) prepares
+what nbgrader's "one class, one grader" setup needs, and :file:`jupyterhub_config.py` beside
+this file runs the hub.  ``course/hub/README.md`` explains both, and the path to Kubernetes.
+
+What :func:`setup_class` writes (the defaults in brackets):
+
+==========================================  ====================================================
+the exchange [/srv/nbgrader/exchange]       a folder everyone may write to, mode 1777 (sticky:
+                                            nobody deletes another user's files)
+``CONFIG_DIR/nbgrader_config.py``            everyone's nbgrader settings: the course id and the
+[/etc/jupyter]                              exchange (students fetch and submit with these)
+``CONFIG_DIR/course-student/``               the students' Jupyter settings: no formgrader, no
+                                            course list, no "create assignment" (server and lab)
+``CONFIG_DIR/course-instructor/``            the instructor's: the formgrader may be framed by
+                                            the instructor's own JupyterLab (see the README)
+``~INSTRUCTOR/game-tree-search/``            the course directory: ``solutions/``,
+                                            ``exercises/`` and the course's
+                                            ``nbgrader_config.py`` (sandboxed autograding) with
+                                            the exchange above
+``~INSTRUCTOR/.jupyter/nbgrader_config.py``  points the formgrader at the course directory
+==========================================  ====================================================
+
+The hub's spawner sets ``JUPYTER_CONFIG_PATH`` to the user's role folder followed by
+``CONFIG_DIR``, so the role's settings come first and everyone reads the shared nbgrader file
+(also when ``CONFIG_DIR`` is not one of Jupyter's system folders, as in the tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+__all__ = ["HERE", "HUB_CONFIG", "COURSE_ID", "ClassLayout", "setup_class", "main",
+           "STUDENT_SERVER_EXTENSIONS_OFF", "STUDENT_LAB_PLUGINS_OFF", "INSTRUCTOR_CSP"]
+
+HERE = Path(__file__).resolve().parent
+#: The hub's configuration: ``jupyterhub -f $(python -c 'import course.hub as h; print(h.HUB_CONFIG)')``.
+HUB_CONFIG = HERE / "jupyterhub_config.py"
+#: nbgrader's course id (as in the repository's ``nbgrader_config.py``).
+COURSE_ID = "game-tree-search"
+
+#: nbgrader's server extensions a student does not need (the instructor's tools).
+STUDENT_SERVER_EXTENSIONS_OFF = (
+    "nbgrader.server_extensions.formgrader",
+    "nbgrader.server_extensions.course_list",
+)
+#: nbgrader's JupyterLab plugins a student does not need.
+STUDENT_LAB_PLUGINS_OFF = (
+    "@jupyter/nbgrader:formgrader",
+    "@jupyter/nbgrader:course-list",
+    "@jupyter/nbgrader:create-assignment",
+)
+#: The instructor's server may be framed by pages of its own origin, so that the formgrader,
+#: which nbgrader's JupyterLab plugin shows in an iframe, loads.  JupyterHub >= 4.1 sends
+#: ``frame-ancestors 'none'`` from every single-user server (see README.md, "the formgrader").
+INSTRUCTOR_CSP = "frame-ancestors 'self'"
+
+_HUB_MARK = "# --- JupyterHub (written by python -m course.hub setup) ---"
+
+
+@dataclass(frozen=True)
+class ClassLayout:
+    """Where :func:`setup_class` put things."""
+
+    exchange: Path
+    config_dir: Path
+    course_dir: Path
+    instructor: str
+
+    def role_config_path(self, role: str) -> str:
+        """``JUPYTER_CONFIG_PATH`` for ``role`` (``student`` or ``instructor``)."""
+        return os.pathsep.join([str(self.config_dir / f"course-{role}"), str(self.config_dir)])
+
+
+def _repository() -> Path:
+    """The course's repository (this package installed from a checkout, ``pip install -e``)."""
+    repo = HERE.parents[1]
+    if not (repo / "solutions").is_dir() or not (repo / "nbgrader_config.py").is_file():
+        raise SystemExit(f"no course checkout at {repo} (solutions/, nbgrader_config.py): "
+                         "pass --source DIR")
+    return repo
+
+
+def _write(path: Path, text: str, mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    os.chmod(path, mode)
+
+
+def _chown_tree(path: Path, uid: int, gid: int) -> None:
+    os.chown(path, uid, gid)
+    for folder, dirs, files in os.walk(path):
+        for name in dirs + files:
+            os.chown(os.path.join(folder, name), uid, gid, follow_symlinks=False)
+
+
+def global_nbgrader_config(exchange: Path, course_id: str = COURSE_ID) -> str:
+    """Everyone's ``nbgrader_config.py``: the course and the exchange."""
+    return (
+        '"""nbgrader for everyone on this hub (written by python -m course.hub setup)."""\n'
+        "c = get_config()  # noqa: F821\n"
+        f"c.CourseDirectory.course_id = {course_id!r}\n"
+        f"c.Exchange.root = {str(exchange)!r}\n"
+    )
+
+
+def student_server_config() -> str:
+    """The students' ``jupyter_server_config.py``: nbgrader's instructor extensions off."""
+    off = ",\n".join(f"    {name!r}: False" for name in STUDENT_SERVER_EXTENSIONS_OFF)
+    return (
+        '"""Students\' Jupyter server (written by python -m course.hub setup)."""\n'
+        "c = get_config()  # noqa: F821\n"
+        "# Only the instructor grades: these extensions are switched off for students.  (Set in\n"
+        "# Python config, they win over the JSON files nbgrader installs, which switch them on.)\n"
+        f"c.ServerApp.jpserver_extensions = {{\n{off},\n}}\n"
+    )
+
+
+def instructor_server_config() -> str:
+    """The instructor's ``jupyter_server_config.py``: the formgrader may be framed."""
+    return (
+        '"""The instructor\'s Jupyter server (written by python -m course.hub setup)."""\n'
+        "c = get_config()  # noqa: F821\n"
+        "# JupyterHub >= 4.1 sends 'frame-ancestors none' from every single-user server, which\n"
+        "# blanks the formgrader (an iframe in JupyterLab).  Let this server's own pages frame it.\n"
+        "# Safe as long as no page of another user can be opened in the instructor's browser at\n"
+        "# this origin: the instructor is not a hub admin (no access to students' servers), or\n"
+        "# the hub uses subdomains (COURSE_HUB_SUBDOMAIN_HOST).  See course/hub/README.md.\n"
+        "c.ServerApp.tornado_settings = {\n"
+        f"    'headers': {{'Content-Security-Policy': {INSTRUCTOR_CSP!r}}},\n"
+        "}\n"
+    )
+
+
+def setup_class(instructor: str, *, exchange: str | os.PathLike = "/srv/nbgrader/exchange",
+                config_dir: str | os.PathLike = "/etc/jupyter", course_dir: str | os.PathLike | None = None,
+                source: str | os.PathLike | None = None, course_id: str = COURSE_ID,
+                force: bool = False) -> ClassLayout:
+    """Prepare this machine for a class (run as root; the instructor's account must exist).
+
+    ``course_dir`` defaults to ``~INSTRUCTOR/game-tree-search``; ``source`` is the course's
+    repository (default: the checkout this package is installed from).  An existing course
+    directory is kept (its gradebook and submissions are the class's) unless ``force``; its
+    ``nbgrader_config.py`` is brought up to date either way.
+    """
+    account = pwd.getpwnam(instructor)
+    exchange, config_dir = Path(exchange), Path(config_dir)
+    course = Path(course_dir) if course_dir else Path(account.pw_dir) / course_id
+    repo = Path(source) if source else _repository()
+
+    # 1. The exchange: everyone writes, nobody removes another's files.
+    exchange.mkdir(parents=True, exist_ok=True)
+    os.chmod(exchange, 0o1777)
+
+    # 2. Everyone's nbgrader settings, and each role's Jupyter settings.
+    config_dir.mkdir(parents=True, exist_ok=True)
+    _write(config_dir / "nbgrader_config.py", global_nbgrader_config(exchange, course_id))
+    _write(config_dir / "course-student" / "jupyter_server_config.py", student_server_config())
+    _write(config_dir / "course-student" / "labconfig" / "page_config.json",
+           json.dumps({"disabledExtensions": {name: True for name in STUDENT_LAB_PLUGINS_OFF}},
+                      indent=2) + "\n")
+    _write(config_dir / "course-instructor" / "jupyter_server_config.py", instructor_server_config())
+
+    # 3. The course directory, owned by the instructor (nbgrader checks ownership).
+    if force and course.exists():
+        shutil.rmtree(course)
+    if not course.exists():
+        course.mkdir(parents=True)
+        for name in ("solutions", "exercises"):
+            shutil.copytree(repo / name, course / name,
+                            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    text = (repo / "nbgrader_config.py").read_text(encoding="utf-8")
+    text += (f"\n\n{_HUB_MARK}\n"
+             "# The class's exchange (shared by every account on the hub) instead of a local one.\n"
+             f"c.Exchange.root = {str(exchange)!r}\n"
+             f"c.CourseDirectory.course_id = {course_id!r}\n")
+    _write(course / "nbgrader_config.py", text)
+    _write(Path(account.pw_dir) / ".jupyter" / "nbgrader_config.py",
+           '"""The formgrader\'s course (written by python -m course.hub setup)."""\n'
+           "c = get_config()  # noqa: F821\n"
+           f"c.CourseDirectory.root = {str(course)!r}\n")
+    _chown_tree(course, account.pw_uid, account.pw_gid)
+    _chown_tree(Path(account.pw_dir) / ".jupyter", account.pw_uid, account.pw_gid)
+    os.chmod(course, 0o700)
+    return ClassLayout(exchange=exchange, config_dir=config_dir, course_dir=course,
+                       instructor=instructor)
+
+
+def sandbox_works_for(user: str) -> tuple[bool, str]:
+    """Whether bubblewrap starts for ``user`` (autograding refuses without it)."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return False, "bubblewrap is not installed (apt-get install bubblewrap)"
+    runuser = shutil.which("runuser") or shutil.which("runuser", path="/usr/sbin:/sbin") or "runuser"
+    command = [runuser, "-u", user, "--", bwrap, "--ro-bind", "/", "/", "--unshare-all",
+               "--die-with-parent", "true"] if os.geteuid() == 0 else [bwrap, "--ro-bind", "/", "/",
+                                                                         "--unshare-all", "true"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    return done.returncode == 0, done.stderr.strip()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m course.hub setup ...``: see :func:`setup_class`."""
+    parser = argparse.ArgumentParser(prog="python -m course.hub",
+                                     description="Prepare a machine for the course on JupyterHub.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("setup", help="exchange, shared configuration, the instructor's course")
+    p.add_argument("--instructor", required=True, help="the instructor's Unix account")
+    p.add_argument("--exchange", default="/srv/nbgrader/exchange")
+    p.add_argument("--config-dir", default="/etc/jupyter")
+    p.add_argument("--course-dir", default=None, help="default: ~INSTRUCTOR/game-tree-search")
+    p.add_argument("--source", default=None, help="the course's repository (default: this checkout)")
+    p.add_argument("--force", action="store_true", help="replace an existing course directory")
+    sub.add_parser("config", help="print the path of jupyterhub_config.py")
+    args = parser.parse_args(argv)
+    if args.command == "config":
+        print(HUB_CONFIG)
+        return 0
+    if os.geteuid() != 0:
+        print("python -m course.hub setup: run as root (it writes the exchange and "
+              "/etc/jupyter and gives the course to the instructor)", file=sys.stderr)
+        return 2
+    try:
+        layout = setup_class(args.instructor, exchange=args.exchange, config_dir=args.config_dir,
+                             course_dir=args.course_dir, source=args.source, force=args.force)
+    except KeyError:
+        print(f"python -m course.hub setup: no Unix account {args.instructor!r}", file=sys.stderr)
+        return 2
+    print(f"exchange      {layout.exchange} (mode 1777)")
+    print(f"configuration {layout.config_dir}")
+    print(f"course        {layout.course_dir} (owned by {layout.instructor})")
+    ok, why = sandbox_works_for(args.instructor)
+    print("sandbox       " + ("bubblewrap works for the instructor" if ok else
+                              f"NOT WORKING for the instructor: {why}; autograding will refuse"))
+    print(f"start the hub: jupyterhub -f {HUB_CONFIG}")
+    return 0

@@ -1,0 +1,7 @@
+"""``python -m course.hub``: see :mod:`course.hub`."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,708 @@
+"""A whole class on a real JupyterHub, end to end, on this machine (issue 14).
+
+A JupyterHub (``course/hub/jupyterhub_config.py``, with a test password instead of PAM)
+behind configurable-http-proxy spawns each user's JupyterLab as that user's own Unix account
+(``LocalProcessSpawner``).  The accounts are real: an instructor and three students, created
+for the test with random names and removed after it, so nbgrader's exchange works with real
+owners and modes (``python -m course.hub setup`` prepared it: mode 1777, a shared
+``nbgrader_config.py``, the instructor's course directory).
+
+The journey: the instructor releases ``a1_minimax`` to the exchange; the students log in and
+fetch it, one by the hub (the Assignment List's REST API of their own server, through the
+proxy), one with nbgrader's commands in their account (``runuser``), and, when Chromium and
+Playwright are here, one in the browser (login page, *Assignment List*, Fetch, Submit); one
+solves it, one submits the release unchanged, one submits the solution plus a cell that tries
+to read the exchange, the other homes and the course, and to write the gradebook.  The
+instructor collects, autogrades with ``python -m course.grading autograde`` (sandboxed),
+writes feedback and releases it; each student fetches their feedback and sees exactly their
+score.  The instructor's formgrader is served with ``frame-ancestors 'self'``, the students'
+servers keep JupyterHub's ``'none'`` and have no formgrader.
+
+Skipped, with the reason, where it cannot run: not root, no ``useradd``/``runuser``, no
+node/npm (or configurable-http-proxy cannot be installed), bubblewrap not working for an
+unprivileged user, JupyterHub not installed (``pip install -e '.[hub]'``).  Everything the test
+made (accounts, processes, files) is removed afterwards, also when it fails.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.hub, pytest.mark.nbgrader]
+
+REPO = Path(__file__).resolve().parents[1]
+ASSIGNMENT = "a1_minimax"
+NOTEBOOK = "minimax"
+COURSE_ID = "game-tree-search"
+CHP_VERSION = "4"
+BIN = Path(sys.executable).parent   # replaced by the class's environment (see _class_bin)
+#: The class's Python environment (the course, nbgrader, JupyterHub), which every account runs:
+#: this test's own if all users can read it, else one made with the system's Python in a shared
+#: cache folder (once per checkout and pyproject.toml; about 2 minutes the first time).
+SHARED_VENVS = Path(os.environ.get("COURSE_HUB_VENVS", "/var/cache/course-hub"))
+CHP_HOME = Path(os.environ.get("COURSE_HUB_CHP_DIR")
+                or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "course-hub" / "chp")
+
+
+# --- can it run here? ----------------------------------------------------------------------------
+
+def _world_readable_path(path: Path) -> bool:
+    """Whether every folder on the way to ``path`` lets other users through."""
+    for part in [path, *path.parents]:
+        if part.exists() and not os.stat(part).st_mode & 0o001:
+            return False
+    return True
+
+
+def _tool(name: str) -> str | None:
+    """A system command, also from the sbin folders (root's PATH may lack them)."""
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin:/usr/bin:/bin")
+
+
+def _why_not() -> str | None:
+    if sys.platform != "linux":
+        return "the JupyterHub test needs Linux (real Unix accounts)"
+    if os.geteuid() != 0:
+        return "the JupyterHub test creates Unix accounts and runs a hub as root: run it as root"
+    for tool in ("useradd", "userdel", "runuser"):
+        if _tool(tool) is None:
+            return f"the JupyterHub test needs {tool} (package passwd / util-linux)"
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        return "the JupyterHub test needs node and npm (for configurable-http-proxy)"
+    if shutil.which("bwrap") is None:
+        return "the JupyterHub test needs bubblewrap for sandboxed autograding (apt-get install bubblewrap)"
+    if not _world_readable_path(REPO / "course"):
+        return f"{REPO} is not readable by other users: the class's accounts could not run the course"
+    return None
+
+
+def _usable_by_all(python: Path) -> bool:
+    return all(_world_readable_path(Path(p)) for p in (python, os.path.realpath(python)))
+
+
+def _class_bin() -> Path:
+    """The ``bin`` folder of a Python environment with the course that every account can run."""
+    own = Path(sys.executable)
+    if _usable_by_all(own) and importlib.util.find_spec("jupyterhub") is not None:
+        return own.parent
+    system = next((Path(p) for p in ("/usr/bin/python3", "/usr/local/bin/python3")
+                   if Path(p).exists() and _usable_by_all(Path(p))), None)
+    if system is None:
+        pytest.skip(f"{os.path.realpath(own)} is not usable by other users, and no system python3 is")
+    import hashlib
+
+    key = hashlib.sha1(str(REPO).encode() + (REPO / "pyproject.toml").read_bytes()).hexdigest()[:12]
+    venv = SHARED_VENVS / f"venv-{key}"
+    for old in SHARED_VENVS.glob("venv-*"):        # environments of checkouts that are gone
+        with contextlib.suppress(OSError):
+            if old != venv and not Path((old / ".installed").read_text().strip()).exists():
+                shutil.rmtree(old, ignore_errors=True)
+    if not (venv / ".installed").exists():
+        shutil.rmtree(venv, ignore_errors=True)
+        SHARED_VENVS.mkdir(parents=True, exist_ok=True)
+        os.chmod(SHARED_VENVS, 0o755)
+        for step in ([str(system), "-m", "venv", str(venv)],
+                     [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "-e", f"{REPO}[hub]"]):
+            done = subprocess.run(step, capture_output=True, text=True, timeout=900)
+            if done.returncode != 0:
+                pytest.skip(f"could not make the class's environment ({' '.join(step[-3:])}): "
+                            + (done.stderr.strip().splitlines() or ["?"])[-1])
+        (venv / ".installed").write_text(str(REPO))
+    return venv / "bin"
+
+
+def _chp() -> Path:
+    """configurable-http-proxy, installed with npm into a cache folder (once)."""
+    exe = CHP_HOME / "node_modules" / ".bin" / "configurable-http-proxy"
+    if exe.exists():
+        return exe
+    CHP_HOME.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(CHP_HOME),
+                           f"configurable-http-proxy@^{CHP_VERSION}"],
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode != 0 or not exe.exists():
+        pytest.skip("could not install configurable-http-proxy with npm: "
+                    + (done.stderr.strip().splitlines() or ["?"])[-1])
+    return exe
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --- the class ---------------------------------------------------------------------------------
+
+@dataclass
+class Hub:
+    base: Path
+    url: str
+    token: str
+    password: str
+    instructor: str
+    students: list[str]
+    layout: object
+    proc: subprocess.Popen | None = None
+    log: Path | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    # the hub's REST API, as the test's service (admin of users and servers)
+    def api(self, path: str, method: str = "GET", data: dict | None = None, *, base: str = "/hub/api",
+            form: dict | None = None, timeout: float = 60) -> tuple[int, dict | str]:
+        body, headers = None, {"Authorization": f"token {self.token}"}
+        if data is not None:
+            body, headers["Content-Type"] = json.dumps(data).encode(), "application/json"
+        if form is not None:
+            body = urllib.parse.urlencode(form).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        request = urllib.request.Request(self.url + base + path, data=body, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                text = response.read().decode()
+                status = response.status
+        except urllib.error.HTTPError as exc:
+            text, status = exc.read().decode(errors="replace"), exc.code
+        try:
+            return status, json.loads(text) if text else {}
+        except json.JSONDecodeError:
+            return status, text
+
+    def head(self, path: str) -> dict[str, str]:
+        """The response headers of a page (names in lower case)."""
+        request = urllib.request.Request(self.url + path, headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return {k.lower(): v for k, v in response.headers.items()}
+
+    def home(self, user: str) -> Path:
+        import pwd
+
+        return Path(pwd.getpwnam(user).pw_dir)
+
+    def role(self, user: str) -> str:
+        return "instructor" if user == self.instructor else "student"
+
+    def run_as(self, user: str, *args: str, cwd: Path | None = None, check: bool = True,
+               timeout: float = 300, input_text: str | None = None) -> subprocess.CompletedProcess:
+        """A command in ``user``'s account, with the environment the hub gives their server."""
+        env = ["env", "-i", f"HOME={self.home(user)}", f"USER={user}", f"LOGNAME={user}",
+               f"PATH={BIN}:/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8",
+               f"JUPYTER_CONFIG_PATH={self.layout.role_config_path(self.role(user))}"]
+        done = subprocess.run([_tool("runuser"), "-u", user, "--", *env, *args], cwd=str(cwd or self.home(user)),
+                              capture_output=True, text=True, timeout=timeout, input=input_text)
+        if check and done.returncode != 0:
+            raise AssertionError(f"{user}: {' '.join(args)} failed ({done.returncode}):\n"
+                                 f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        return done
+
+    def start_server(self, user: str, timeout: float = 150) -> None:
+        status, body = self.api(f"/users/{user}/server", "POST")
+        assert status in (201, 202), (status, body, self.log_tail())
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status, model = self.api(f"/users/{user}")
+            server = (model.get("servers") or {}).get("", {}) if isinstance(model, dict) else {}
+            if server.get("ready"):
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"{user}'s server did not start in {timeout} s\n{self.log_tail()}")
+
+    def server_pids(self, user: str) -> list[int]:
+        import pwd
+
+        uid = pwd.getpwnam(user).pw_uid
+        return [pid for pid, owner in _processes() if owner == uid]
+
+    def log_tail(self, lines: int = 60) -> str:
+        if self.log is None or not self.log.exists():
+            return ""
+        return "hub log:\n" + "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
+def _processes() -> list[tuple[int, int]]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                found.append((int(entry), os.stat(f"/proc/{entry}").st_uid))
+    return found
+
+
+def _rss_kib(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+    return total
+
+
+def _kill_users_processes(uids: set[int]) -> None:
+    """End the processes the test's accounts still run (their servers, kernels), by pid."""
+    for _ in range(3):
+        left = [pid for pid, uid in _processes() if uid in uids]
+        if not left:
+            return
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.5)
+
+
+HUB_TEST_CONFIG = """\
+# The course's hub, as tests/test_hub.py runs it: the shipped configuration, then what differs.
+load_subconfig({config!r})
+c.JupyterHub.authenticator_class = {authenticator!r}
+{password_line}
+c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
+c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
+c.ConfigurableHTTPProxy.command = [{chp!r}]
+c.ConfigurableHTTPProxy.pid_file = {base!r} + "/hub/proxy.pid"
+c.JupyterHub.db_url = "sqlite:///" + {base!r} + "/hub/jupyterhub.sqlite"
+c.JupyterHub.cookie_secret_file = {base!r} + "/hub/cookie_secret"
+c.JupyterHub.services = [{{"name": "course-test", "api_token": {token!r}}}]
+c.JupyterHub.load_roles = [{{
+    "name": "course-test",
+    "scopes": ["admin:users", "admin:servers", "access:servers", "read:users"],
+    "services": ["course-test"],
+}}]
+"""
+
+
+@pytest.fixture(scope="module")
+def hub():
+    reason = _why_not()
+    if reason:
+        pytest.skip(reason)
+    chp = _chp()
+    global BIN
+    BIN = _class_bin()
+    import pwd
+
+    from course.hub import HUB_CONFIG, sandbox_works_for, setup_class
+
+    tag = secrets.token_hex(3)
+    instructor = f"ch{tag}i"
+    students = [f"ch{tag}s{i}" for i in (1, 2, 3)]
+    base = Path(tempfile.mkdtemp(prefix="course-hub-", dir="/tmp"))
+    os.chmod(base, 0o755)
+    created: list[str] = []
+    state: dict = {"proc": None}
+    try:
+        (base / "home").mkdir(mode=0o755)
+        for name in [instructor, *students]:
+            subprocess.run([_tool("useradd"), "--create-home", "--home-dir", str(base / "home" / name),
+                            "--shell", "/bin/bash", "--user-group", name],
+                           check=True, capture_output=True, text=True)
+            created.append(name)
+            os.chmod(base / "home" / name, 0o700)
+        ok, why = sandbox_works_for(instructor)
+        if not ok:
+            pytest.skip(f"bubblewrap does not start for an unprivileged user here: {why}")
+        layout = setup_class(instructor, exchange=base / "srv" / "nbgrader" / "exchange",
+                             config_dir=base / "etc" / "jupyter")
+        (base / "hub").mkdir(mode=0o700)
+        token, password = secrets.token_hex(32), secrets.token_urlsafe(12)
+        port = _free_port()
+        if any((BIN.parent / "lib").glob("python3*/site-packages/jupyterhub/authenticators/shared.py")):
+            authenticator = "shared-password"     # JupyterHub >= 5.3
+            password_line = f"c.SharedPasswordAuthenticator.user_password = {password!r}"
+        else:
+            authenticator = "dummy"
+            password_line = f"c.DummyAuthenticator.password = {password!r}"
+        (base / "hub" / "jupyterhub_config.py").write_text(HUB_TEST_CONFIG.format(
+            config=str(HUB_CONFIG), authenticator=authenticator, password_line=password_line,
+            port=port, hub_port=_free_port(), proxy_api_port=_free_port(), chp=str(chp),
+            base=str(base), token=token))
+        log = base / "hub" / "jupyterhub.log"
+        env = {**os.environ, "COURSE_HUB_INSTRUCTOR": instructor, "COURSE_HUB_STUDENTS": " ".join(students),
+               "COURSE_HUB_CONFIG_DIR": str(layout.config_dir),
+               "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"}
+        env.pop("JUPYTER_CONFIG_PATH", None)
+        env.pop("JUPYTERHUB_API_TOKEN", None)
+        started = time.monotonic()
+        with log.open("w") as out:
+            state["proc"] = subprocess.Popen(
+                [str(BIN / "jupyterhub"), "-f", str(base / "hub" / "jupyterhub_config.py")],
+                cwd=str(base / "hub"), env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        hub = Hub(base=base, url=f"http://127.0.0.1:{port}", token=token, password=password,
+                  instructor=instructor, students=students, layout=layout, proc=state["proc"], log=log)
+        deadline = time.monotonic() + 90
+        while True:
+            if state["proc"].poll() is not None:
+                raise AssertionError(f"jupyterhub exited ({state['proc'].returncode})\n{hub.log_tail()}")
+            with contextlib.suppress(OSError):
+                status, _ = hub.api("/users")
+                if status == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"jupyterhub did not answer in 90 s\n{hub.log_tail()}")
+            time.sleep(0.5)
+        hub.timings["hub start"] = time.monotonic() - started
+        yield hub
+    finally:
+        proc = state["proc"]
+        if proc is not None and proc.poll() is None:
+            with contextlib.suppress(Exception):
+                for name in created:
+                    Hub.api(hub, f"/users/{name}/server", "DELETE", timeout=20)
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(OSError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
+        pid_file = base / "hub" / "proxy.pid"
+        if pid_file.exists():
+            with contextlib.suppress(OSError, ValueError):
+                pid = int(pid_file.read_text().strip())
+                if Path(f"/proc/{pid}/cmdline").read_bytes().find(b"configurable-http-proxy") >= 0:
+                    os.kill(pid, signal.SIGKILL)
+        uids = set()
+        for name in created:
+            with contextlib.suppress(KeyError):
+                uids.add(pwd.getpwnam(name).pw_uid)
+        _kill_users_processes(uids)
+        for name in created:
+            subprocess.run([_tool("userdel"), "--remove", name], capture_output=True)
+            if _tool("groupdel"):
+                subprocess.run([_tool("groupdel"), name], capture_output=True)   # if userdel kept the group
+        shutil.rmtree(base, ignore_errors=True)
+
+
+HOSTILE_CELL = """\
+# An attack: read what a student must never see, and write the gradebook.
+import os, sqlite3
+for path in {paths!r}:
+    try:
+        print("READ", path, sorted(os.listdir(path))[:20])
+    except OSError as exc:
+        print("DENIED", path, type(exc).__name__)
+try:
+    con = sqlite3.connect({gradebook!r})
+    con.execute("UPDATE grade SET manual_score = 100")
+    con.commit()
+    print("WROTE the gradebook")
+except Exception as exc:
+    print("DENIED gradebook", type(exc).__name__)
+"""
+
+
+def _hostile(solution: Path, paths: list[str], gradebook: str):
+    import nbformat
+
+    nb = nbformat.read(str(solution), as_version=4)
+    at = next(i for i, cell in enumerate(nb.cells)
+              if cell.metadata.get("nbgrader", {}).get("grade_id") == "a1-minimax-value")
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(HOSTILE_CELL.format(paths=paths, gradebook=gradebook)))
+    return nb
+
+
+def _feedback_score(html: str) -> tuple[float, float]:
+    found = re.search(rf"{NOTEBOOK} \(Score: ([\d.]+) / ([\d.]+)\)", html)
+    assert found, "no score in the feedback page"
+    return float(found.group(1)), float(found.group(2))
+
+
+def _auto_points(notebook: Path) -> float:
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    return sum(c["metadata"]["nbgrader"].get("points", 0) for c in nb["cells"]
+               if c["cell_type"] == "code" and c["metadata"].get("nbgrader", {}).get("grade")
+               and not c["metadata"]["nbgrader"].get("solution"))
+
+
+def _put(hub: Hub, user: str, source: Path | None, target: Path, nb=None) -> None:
+    """Write ``user``'s notebook as they would (owned by them)."""
+    import nbformat
+
+    tmp = hub.base / f"put-{secrets.token_hex(4)}.ipynb"
+    if nb is not None:
+        nbformat.write(nb, str(tmp))
+    else:
+        shutil.copy(source, tmp)
+    os.chmod(tmp, 0o644)
+    hub.run_as(user, "cp", str(tmp), str(target))
+    tmp.unlink()
+
+
+
+def _lab_driver():
+    """tests/browser/lab_driver.py (Chromium lookup and flags), loaded by path."""
+    import importlib.util as iu
+
+    if "course_lab_driver" in sys.modules:
+        return sys.modules["course_lab_driver"]
+    spec = iu.spec_from_file_location("course_lab_driver", REPO / "tests" / "browser" / "lab_driver.py")
+    module = iu.module_from_spec(spec)
+    sys.modules[spec.name] = module     # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@contextlib.contextmanager
+def _chromium():
+    """A headless Chromium (Playwright), or ``None`` with the reason when there is none."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        yield None, "Playwright is not installed"
+        return
+    driver = _lab_driver()
+    path = driver.find_chromium()
+    if path is None:
+        yield None, "no Chromium (apt install chromium, or set COURSE_CHROMIUM)"
+        return
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path, headless=True,
+                                             args=list(driver.CHROMIUM_ARGS))
+        try:
+            yield browser, ""
+        finally:
+            browser.close()
+
+
+def _in_browser(action, *args):
+    """``action(browser, *args)`` with a Chromium of its own, in a thread of its own.
+
+    Playwright's synchronous API runs one instance per thread, and the browser tests keep theirs
+    open for the whole session (``make test`` runs them first), so this one gets a new thread.
+    Returns ``(result, "")``, or ``(None, reason)`` when there is no browser.
+    """
+    import concurrent.futures
+
+    def run():
+        with _chromium() as (browser, why):
+            return (action(browser, *args), "") if browser is not None else (None, why)
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(run).result()
+
+
+def _lab_settings(hub: Hub, user: str) -> None:
+    """JupyterLab without news or update pop-ups (as the browser tests set it)."""
+    for name, value in _lab_driver().LAB_SETTINGS.items():
+        target = hub.home(user) / ".jupyter" / "lab" / "user-settings" / name
+        hub.run_as(user, "mkdir", "-p", str(target.parent))
+        hub.run_as(user, "sh", "-c", f"cat > '{target}'", check=True, input_text=json.dumps(value))
+
+
+def _log_in(browser, hub: Hub, user: str, shots: Path):
+    """A new browser session of ``user``: the hub's login page, then their JupyterLab."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    page.goto(f"{hub.url}/hub/login?next=/user/{user}/lab")
+    page.fill("#username_input", user)
+    page.fill("#password_input", hub.password)
+    page.click("#login_submit")
+    try:
+        page.wait_for_selector("#jp-main-dock-panel", timeout=120_000)
+        page.wait_for_selector(".lm-MenuBar-itemLabel:text-is('Nbgrader')", timeout=60_000)
+    except Exception:
+        page.screenshot(path=str(shots / f"{user}-login.png"))
+        raise
+    return context, page
+
+
+def _nbgrader_menu(page, item: str) -> None:
+    page.click(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
+    page.click(f".lm-Menu-itemLabel:text-is('{item}')")
+
+
+def _fetch_and_submit_in_browser(browser, hub: Hub, user: str, shots: Path) -> bool:
+    """The Assignment List: Fetch the released assignment, then Submit it."""
+    context, page = _log_in(browser, hub, user, shots)
+    try:
+        _nbgrader_menu(page, "Assignment List")
+        released = page.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT)
+        released.get_by_role("button", name="Fetch").click()
+        fetched = page.locator("#fetched_assignments_list .list_item", has_text=ASSIGNMENT).first
+        fetched.get_by_role("button", name="Submit").click(timeout=60_000)
+        page.locator("#submitted_assignments_list .list_item", has_text=ASSIGNMENT).first.wait_for(
+            timeout=60_000)
+        return True
+    except Exception:
+        page.screenshot(path=str(shots / f"{user}-assignment-list.png"))
+        raise
+    finally:
+        context.close()
+
+
+def _formgrader_in_browser(browser, hub: Hub, shots: Path) -> str:
+    """The instructor opens the formgrader from JupyterLab's menu; the text of its iframe."""
+    context, page = _log_in(browser, hub, hub.instructor, shots)
+    try:
+        _nbgrader_menu(page, "Formgrader")
+        frame = page.frame_locator("iframe").first
+        frame.locator("text=Manage Assignments").first.wait_for(timeout=60_000)
+        frame.locator(f"text={ASSIGNMENT}").first.wait_for(timeout=60_000)
+        return frame.locator("body").inner_text()
+    except Exception:
+        page.screenshot(path=str(shots / "formgrader.png"))
+        raise
+    finally:
+        context.close()
+
+
+def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
+    instructor, (solver, wrong, hostile) = hub.instructor, hub.students
+    course = hub.layout.course_dir
+    exchange = hub.layout.exchange
+    solution = REPO / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    auto_max = _auto_points(solution)
+    t = hub.timings
+
+    # The instructor releases the assignment to the exchange.
+    t0 = time.monotonic()
+    hub.run_as(instructor, "nbgrader", "release_assignment", ASSIGNMENT, cwd=course)
+    outbound = exchange / COURSE_ID / "outbound" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    assert outbound.exists() and outbound.stat().st_uid == hub.home(instructor).stat().st_uid
+    t["release"] = time.monotonic() - t0
+
+    # Everyone logs in: their servers start, as themselves.
+    for user in (instructor, wrong):
+        _lab_settings(hub, user)
+    t0 = time.monotonic()
+    for user in (instructor, *hub.students):
+        hub.start_server(user)
+    t["4 servers started"] = time.monotonic() - t0
+    import pwd
+
+    for user in (instructor, *hub.students):
+        pids = hub.server_pids(user)
+        assert pids, f"no process runs as {user}"
+    time.sleep(3)   # let the servers settle before measuring them
+    t["idle server RSS MiB (mean of 3 students)"] = round(
+        sum(_rss_kib(hub.server_pids(s)) for s in hub.students) / 3 / 1024, 1)
+    t["hub RSS MiB"] = round(_rss_kib([hub.proc.pid]) / 1024, 1)
+    with contextlib.suppress(OSError, ValueError):
+        t["proxy RSS MiB"] = round(_rss_kib([int((hub.base / "hub" / "proxy.pid").read_text())]) / 1024, 1)
+
+    # The formgrader: the instructor's server may be framed by its own pages; students' may not,
+    # and they have no formgrader at all.
+    headers = hub.head(f"/user/{instructor}/formgrader")
+    assert headers.get("content-security-policy", "").startswith("frame-ancestors 'self'"), headers
+    headers = hub.head(f"/user/{solver}/lab")
+    assert "frame-ancestors 'none'" in headers.get("content-security-policy", ""), headers
+    status, _ = hub.api("/formgrader", base=f"/user/{solver}")
+    assert status == 404, f"a student has a formgrader ({status})"
+
+    # Student 1 (the solver) through the hub: their own server's Assignment List API.
+    t0 = time.monotonic()
+    status, listing = hub.api("/assignments/fetch", "POST", base=f"/user/{solver}",
+                              form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
+    assert status == 200, (status, listing)
+    fetched = hub.home(solver) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    assert fetched.exists() and fetched.stat().st_uid == pwd.getpwnam(solver).pw_uid
+    _put(hub, solver, solution, fetched)
+    status, listing = hub.api("/assignments/submit", "POST", base=f"/user/{solver}",
+                              form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
+    assert status == 200 and isinstance(listing, dict) and listing.get("success", True), (status, listing)
+
+    # Student 2 submits the release as fetched: in Chromium, through JupyterLab's Assignment List
+    # (with nbgrader's commands in their account where there is no browser).
+    t1 = time.monotonic()
+    done, no_browser = _in_browser(_fetch_and_submit_in_browser, hub, wrong, tmp_path)
+    if no_browser:
+        print(f"\n[hub] no browser ({no_browser}): student 2 uses nbgrader's commands")
+        hub.run_as(wrong, "nbgrader", "fetch_assignment", ASSIGNMENT)
+        hub.run_as(wrong, "nbgrader", "submit", ASSIGNMENT)
+    else:
+        t["browser: log in, fetch, submit"] = time.monotonic() - t1
+    fetched = hub.home(wrong) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    assert fetched.exists() and fetched.stat().st_uid == pwd.getpwnam(wrong).pw_uid
+
+    # Student 3: the solution plus an attack on everything a student must not reach.
+    hub.run_as(hostile, "nbgrader", "fetch_assignment", ASSIGNMENT)
+    targets = [str(exchange), str(exchange / COURSE_ID / "inbound"), str(hub.home(instructor)),
+               str(course), str(hub.home(solver)), str(hub.base / "home"), "/srv/nbgrader"]
+    _put(hub, hostile, None, hub.home(hostile) / ASSIGNMENT / f"{NOTEBOOK}.ipynb",
+         nb=_hostile(solution, targets, str(course / "gradebook.db")))
+    hub.run_as(hostile, "nbgrader", "submit", ASSIGNMENT)
+    t["students fetch and submit"] = time.monotonic() - t0
+
+    # The exchange keeps submissions apart: a student cannot list the inbound folder.
+    peek = hub.run_as(wrong, "ls", str(exchange / COURSE_ID / "inbound"), check=False)
+    assert peek.returncode != 0 and "Permission denied" in peek.stderr, peek
+
+    # The instructor collects, autogrades in the sandbox, writes and releases feedback.
+    t0 = time.monotonic()
+    hub.run_as(instructor, "nbgrader", "collect", ASSIGNMENT, cwd=course)
+    for student in hub.students:
+        assert (course / "submitted" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists(), student
+    graded = hub.run_as(instructor, str(BIN / "python"), "-m", "course.grading", "autograde",
+                        "--assignment", ASSIGNMENT, "--jobs", "2", cwd=course, timeout=600)
+    assert "unsafe" not in graded.stdout.lower() + graded.stderr.lower(), graded.stdout
+    t["autograde 3 submissions"] = time.monotonic() - t0
+    t0 = time.monotonic()
+    hub.run_as(instructor, str(BIN / "python"), "-m", "course.grading", "feedback",
+               "--assignment", ASSIGNMENT, cwd=course)
+    hub.run_as(instructor, "nbgrader", "release_feedback", ASSIGNMENT, cwd=course)
+
+    # The instructor's formgrader shows the course, inside JupyterLab (the iframe loads).
+    t1 = time.monotonic()
+    text, no_browser = _in_browser(_formgrader_in_browser, hub, tmp_path)
+    if not no_browser:
+        assert ASSIGNMENT in text
+        t["browser: formgrader in the instructor's JupyterLab"] = time.monotonic() - t1
+
+    # What the instructor's gradebook says.
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
+        scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in hub.students}
+        manual = [g.manual_score for s in hub.students for nb in gb.find_submission(ASSIGNMENT, s).notebooks
+                  for g in nb.grades if g.manual_score is not None]
+    assert scores == {solver: auto_max, wrong: 0.0, hostile: auto_max}, scores
+    assert manual == [], f"a manual score appeared: {manual}"
+
+    # The attack ran in the sandbox and reached nothing.
+    graded_nb = json.loads((course / "autograded" / hostile / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text())
+    attack = next(cell for cell in graded_nb["cells"] if "An attack" in "".join(cell["source"]))
+    said = "".join("".join(o.get("text", "")) for o in attack.get("outputs", []))
+    assert "READ " not in said and "WROTE" not in said, f"the hostile cell reached something:\n{said}"
+    assert said.count("DENIED") == len(targets) + 1, f"the hostile cell did not run:\n{said}"
+
+    # Each student fetches their feedback and sees exactly their score.
+    status, _ = hub.api("/assignments/fetch_feedback", "POST", base=f"/user/{solver}",
+                        form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
+    assert status == 200
+    for student in (wrong, hostile):
+        hub.run_as(student, "nbgrader", "fetch_feedback", ASSIGNMENT)
+    t["feedback written, released, fetched"] = time.monotonic() - t0
+    total = None
+    for student, expected in ((solver, auto_max), (wrong, 0.0), (hostile, auto_max)):
+        pages = hub.run_as(student, "find", str(hub.home(student) / ASSIGNMENT / "feedback"),
+                           "-name", f"{NOTEBOOK}.html").stdout.splitlines()
+        assert len(pages) == 1, (student, pages)
+        html = hub.run_as(student, "cat", pages[0]).stdout
+        score, total = _feedback_score(html)
+        assert score == expected, (student, score, expected)
+        assert "BEGIN HIDDEN TESTS" not in html
+        # ... and only their own: another student's feedback is not readable.
+        other = hub.home(solver if student != solver else wrong)
+        assert hub.run_as(student, "ls", str(other), check=False).returncode != 0
+    assert total is not None and total > auto_max   # the written answer is graded by hand
+
+    print("\n[hub] " + ", ".join(f"{k}: {v:.1f}" + ("" if "MiB" in k else " s") for k, v in t.items()))
