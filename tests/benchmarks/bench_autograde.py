@@ -28,8 +28,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 HOSTILE = (
     "import os, glob, time\n"
-    "found = glob.glob('/**/gradebook.db', recursive=True) + glob.glob('/**/solutions', recursive=True)\n"
-    "for p in glob.glob('/**/course/grading/__init__.py', recursive=True):\n"
+    "found = [p for root in ('/work', '/tmp', '/root', '/home', '/srv', '/grader')\n"
+    "         for p in glob.glob(root + '/**/*', recursive=True)]\n"
+    "for p in glob.glob('/usr/**/course/grading/__init__.py', recursive=True):\n"
     "    try:\n        open(p, 'a').write('# planted\\n')\n    except OSError:\n        pass\n"
     "try:\n    hog = bytearray(2 * 1024 ** 3)\nexcept MemoryError:\n    pass\n"
     "if os.fork() == 0:\n    os.setsid(); time.sleep(30); os._exit(0)\n"
