@@ -87,7 +87,7 @@ def text_width(text: str, size: float) -> float:
     return size * sum(_WIDTHS.get(ch, 0.6 if ch.isupper() else 0.52) for ch in text)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=8192, typed=True)      # typed: 2/3 as a Fraction and as a float read differently
 def fmt_number(x: object, *, signed_infinity: bool = True) -> str:
     """A value as students read it: ``3``, ``-0.5``, ``51.2``, ``2/3``, ``+∞``; ``?`` if unknown.
 
