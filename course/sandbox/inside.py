@@ -350,6 +350,12 @@ def _describe(exc):
             "traceback": "".join(lines)[-6000:]}
 
 
+class CellTimeoutError(BaseException):
+    """The time limit of a cell or call.  Not an ``Exception`` (``TimeoutError`` is an ``OSError``,
+    which library code such as ``glob`` swallows): only ``except BaseException`` catches it, and
+    then the grader's own clock stops the process."""
+
+
 class _alarm:
     """Stop the running code after ``seconds`` (the grader also keeps its own clock)."""
 
@@ -359,7 +365,7 @@ class _alarm:
     def __enter__(self):
         if self.seconds:
             def stop(signum, frame):
-                raise TimeoutError(f"stopped after {self.seconds:g} seconds")
+                raise CellTimeoutError(f"stopped after {self.seconds:g} seconds")
             signal.signal(signal.SIGALRM, stop)
             signal.setitimer(signal.ITIMER_REAL, float(self.seconds))
 

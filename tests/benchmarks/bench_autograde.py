@@ -30,7 +30,7 @@ HOSTILE = (
     "import os, glob, time\n"
     "found = [p for root in ('/work', '/tmp', '/root', '/home', '/srv', '/grader')\n"
     "         for p in glob.glob(root + '/**/*', recursive=True)]\n"
-    "for p in glob.glob('/usr/**/course/grading/__init__.py', recursive=True):\n"
+    "for p in glob.glob('/usr/lib/python3*/**/course/grading/__init__.py', recursive=True):\n"
     "    try:\n        open(p, 'a').write('# planted\\n')\n    except OSError:\n        pass\n"
     "try:\n    hog = bytearray(2 * 1024 ** 3)\nexcept MemoryError:\n    pass\n"
     "if os.fork() == 0:\n    os.setsid(); time.sleep(30); os._exit(0)\n"
