@@ -374,7 +374,7 @@ def reference_result(task: Task, case: Case) -> SearchResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = search(case.game, case.state, **options)
-    if len(_REFERENCE_MEMO) > 20_000:
+    if len(_REFERENCE_MEMO) >= _REFERENCE_MEMO_SIZE:     # traces are large: keep a few hundred
         _REFERENCE_MEMO.clear()
     _REFERENCE_MEMO[(task.reference, task.order, id(case))] = (case, result)
     return result
@@ -383,6 +383,7 @@ def reference_result(task: Task, case: Case) -> SearchResult:
 # The reference result of a case object already checked (the grader checks the same cases for
 # every student: the case builders are memoised there, see course.grading.sandboxed).
 _REFERENCE_MEMO: dict[tuple[str, str, int], tuple[Case, SearchResult]] = {}
+_REFERENCE_MEMO_SIZE = 400
 
 
 # ---------------------------------------------------------------------------

@@ -159,7 +159,7 @@ def _memoised(builder: Callable) -> Callable:
         except TypeError:
             return builder(*args, **kwargs)
         if key not in _BUILT:
-            if len(_BUILT) > 2000:
+            if len(_BUILT) > 200:
                 _BUILT.clear()
             _BUILT[key] = builder(*args, **kwargs)
         value = _BUILT[key]
