@@ -33,7 +33,7 @@ import course
 from course.grading import workflow
 from course.grading.sandboxed import SECRET_FILE
 from course.sandbox import sandbox_available
-from test_grading_support import EXERCISES, ROOT, SOLUTIONS, read_cells
+from test_grading_support import copy_course, EXERCISES, ROOT, SOLUTIONS, read_cells
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.slow,
               pytest.mark.skipif(not sandbox_available(), reason="bubblewrap cannot start here")]
@@ -253,9 +253,7 @@ depth_only)
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile-course")
-    shutil.copytree(SOLUTIONS, root / "solutions")
-    shutil.copytree(EXERCISES, root / "exercises")
-    shutil.copy(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
+    copy_course(root)
     workflow.release(root, release_directory=root / "regenerated")
     listener = _Listener()
     expected, victims = _class(root, listener.port)

@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 from course.grading import workflow
-from test_grading_support import EXERCISES, ROOT, SOLUTIONS, read_cells
+from test_grading_support import copy_course, EXERCISES, ROOT, SOLUTIONS, read_cells
 
 pytestmark = pytest.mark.nbgrader
 
@@ -109,9 +109,7 @@ def _faulty_class(solution: Path) -> dict[str, tuple[object, float, str]]:
 def course(tmp_path_factory):
     """A graded class in a temporary course directory."""
     root = tmp_path_factory.mktemp("course")
-    shutil.copytree(SOLUTIONS, root / "solutions")
-    shutil.copytree(EXERCISES, root / "exercises")
-    shutil.copy(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
+    copy_course(root)
     regenerated = root / "regenerated"
     workflow.release(root, release_directory=regenerated)      # also fills the gradebook
     submitted = root / "submitted"

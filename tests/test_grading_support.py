@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import shutil
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,15 @@ def read_cells(path: Path) -> list[Cell]:
             kind = "scratch"
         cells.append(Cell(kind, gid, cell.source, float(meta.get("points", 0) or 0)))
     return cells
+
+
+def copy_course(root: Path) -> Path:
+    """A throw-away course directory at ``root``: the solutions, the release and the config."""
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(SOLUTIONS, root / "solutions")
+    shutil.copytree(EXERCISES, root / "exercises")
+    shutil.copy(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
+    return root
 
 
 def notebooks(folder: Path = SOLUTIONS) -> list[Path]:

@@ -4,7 +4,6 @@ auditing, and the command line's handling of mistakes."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -14,7 +13,7 @@ import pytest
 
 from course.grading import workflow
 from course.grading.repair import audit_notebook, repair_notebook, repair_submission
-from test_grading_support import EXERCISES, ROOT, SOLUTIONS
+from test_grading_support import EXERCISES, SOLUTIONS, copy_course
 
 RELEASE_A2 = EXERCISES / "a2_alphabeta" / "alphabeta.ipynb"
 
@@ -22,10 +21,7 @@ RELEASE_A2 = EXERCISES / "a2_alphabeta" / "alphabeta.ipynb"
 @pytest.fixture
 def course(tmp_path):
     root = tmp_path / "course"
-    root.mkdir()
-    shutil.copytree(SOLUTIONS, root / "solutions")
-    shutil.copytree(EXERCISES, root / "exercises")
-    shutil.copy(ROOT / "nbgrader_config.py", root)
+    copy_course(root)
     return root
 
 

@@ -4,22 +4,18 @@ overwritten silently."""
 from __future__ import annotations
 
 import json
-import shutil
 import zipfile
 
 import pytest
 
 from course.grading import workflow
-from test_grading_support import EXERCISES, ROOT, SOLUTIONS
+from test_grading_support import copy_course
 
 
 @pytest.fixture
 def course(tmp_path):
     root = tmp_path / "course"
-    root.mkdir()
-    shutil.copytree(SOLUTIONS, root / "solutions")
-    shutil.copytree(EXERCISES, root / "exercises")
-    shutil.copy(ROOT / "nbgrader_config.py", root)
+    copy_course(root)
     return root
 
 

@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import nbformat
 import pytest

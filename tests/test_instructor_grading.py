@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import shutil
 
 import nbformat
@@ -13,7 +12,7 @@ import pytest
 
 from course.grading import workflow
 from course.grading.__main__ import main
-from test_grading_support import EXERCISES, ROOT, SOLUTIONS
+from test_grading_support import EXERCISES, SOLUTIONS, copy_course
 
 pytestmark = pytest.mark.nbgrader
 
@@ -46,9 +45,7 @@ def _run(*argv: str) -> tuple[int, str]:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
-    shutil.copytree(SOLUTIONS, root / "solutions")
-    shutil.copytree(EXERCISES, root / "exercises")
-    shutil.copy(ROOT / "nbgrader_config.py", root)
+    copy_course(root)
     submitted = root / "submitted"
     solution, release = SOLUTIONS / A1 / NB, EXERCISES / A1 / NB
     for student in ("perfect", "untouched", "partial", "invalid-json"):

@@ -49,6 +49,7 @@ from traitlets import Bool, Float, Unicode
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 
 from ..sandbox import StudentSession
+from ..sandbox.inside import plain_python
 from ..sandbox.session import SessionError
 
 __all__ = ["SandboxedGrade", "HideHiddenTests", "split_hidden", "course_secret", "salted", "grade_notebook",
@@ -221,11 +222,6 @@ def _run_code(code: str, namespace: dict, filename: str) -> tuple[str, BaseExcep
     return out.getvalue(), None
 
 
-def _is_magic_free(source: str) -> str:
-    return "\n".join(("pass  # " + line) if line.lstrip().startswith(("%", "!")) else line
-                     for line in source.splitlines())
-
-
 def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = True,
                    cell_timeout: float = 60.0, log: Any = None) -> list[dict]:
     """Grade one notebook's cells; the outputs each code cell gets.
@@ -273,7 +269,7 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
         namespace: dict[str, Any] = {"__name__": "__grader__"}
         for i, cell in enumerate(cells):
             if cell["kind"] == "locked":
-                _run_code(_is_magic_free(cell["trusted_source"]), namespace, f"<locked cell {i + 1}>")
+                _run_code(plain_python(cell["trusted_source"]), namespace, f"<locked cell {i + 1}>")
         for name in session.names:
             # only the student's own functions: a name the instructor's cells define (the checks,
             # the case builders) or a built-in is never replaced by the student's
@@ -293,7 +289,7 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
             if cell["kind"] != "test":
                 continue
             visible, hidden = split_hidden(cell["trusted_source"])
-            printed, exc = _run_code(_is_magic_free(visible), namespace, f"<test cell {i + 1}>")
+            printed, exc = _run_code(plain_python(visible), namespace, f"<test cell {i + 1}>")
             outputs = [new_output("stream", name="stdout", text=printed)] if printed else []
             if exc is not None:
                 outputs.append(_error_output(type(exc).__name__, _message(exc)))
@@ -302,7 +298,7 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
             if hidden.strip():
                 hidden_namespace.update({k: v for k, v in namespace.items()
                                          if k not in hidden_namespace})
-                _, exc = _run_code(_is_magic_free(hidden), hidden_namespace, f"<hidden tests {i + 1}>")
+                _, exc = _run_code(plain_python(hidden), hidden_namespace, f"<hidden tests {i + 1}>")
                 if exc is not None:
                     outputs.append(_error_output(type(exc).__name__, _hidden_message(exc)))
                     results[i].update(outputs=outputs, passed=False, hidden_failed=True)
@@ -345,7 +341,7 @@ class SandboxedGrade(NbGraderPreprocessor):
                                    "directory).").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
-        from nbgrader.api import Gradebook, MissingEntry
+        from nbgrader.api import Gradebook
 
         info = resources["nbgrader"]
         sources: dict[str, Any] = {}

@@ -801,43 +801,43 @@ def _fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def _hand_grades(layout: CourseLayout, job: tuple[str, str], lock: Path) -> dict:
-    """``{(notebook, cell): manual score}`` of the answers already graded by hand."""
+@contextlib.contextmanager
+def _locked_submission(layout: CourseLayout, job: tuple[str, str], lock: Path):
+    """The gradebook (under the workers' lock) and ``job``'s submission, or None if it has none."""
     from nbgrader.api import MissingEntry
 
     from .worker import FileLock
 
-    found = {}
-    try:
-        with FileLock(str(lock)), _gradebook(layout) as gb:
+    with FileLock(str(lock)), _gradebook(layout) as gb:
+        try:
             sub = gb.find_submission(job[1], job[0])
-            for nb in sub.notebooks:
-                for grade in nb.grades:
-                    if grade.manual_score is not None and not grade.needs_manual_grade:
-                        found[(nb.name, grade.name)] = grade.manual_score
-    except MissingEntry:
-        pass
-    return found
+        except MissingEntry:
+            sub = None
+        yield gb, sub
+
+
+def _hand_grades(layout: CourseLayout, job: tuple[str, str], lock: Path) -> dict:
+    """``{(notebook, cell): manual score}`` of the answers already graded by hand."""
+    with _locked_submission(layout, job, lock) as (_, sub):
+        if sub is None:
+            return {}
+        return {(nb.name, grade.name): grade.manual_score for nb in sub.notebooks
+                for grade in nb.grades
+                if grade.manual_score is not None and not grade.needs_manual_grade}
 
 
 def _keep_hand_grades(layout: CourseLayout, job: tuple[str, str], kept: dict, lock: Path) -> None:
     """After re-grading an unchanged submission, its hand-graded answers stay graded."""
-    from nbgrader.api import MissingEntry
-
-    from .worker import FileLock
-
     if not kept:
         return
-    try:
-        with FileLock(str(lock)), _gradebook(layout) as gb:
-            sub = gb.find_submission(job[1], job[0])
-            for nb in sub.notebooks:
-                for grade in nb.grades:
-                    if kept.get((nb.name, grade.name)) == grade.manual_score and grade.needs_manual_grade:
-                        grade.needs_manual_grade = False
-            gb.db.commit()
-    except MissingEntry:
-        pass
+    with _locked_submission(layout, job, lock) as (gb, sub):
+        if sub is None:
+            return
+        for nb in sub.notebooks:
+            for grade in nb.grades:
+                if kept.get((nb.name, grade.name)) == grade.manual_score and grade.needs_manual_grade:
+                    grade.needs_manual_grade = False
+        gb.db.commit()
 
 
 class _Worker:

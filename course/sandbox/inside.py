@@ -102,7 +102,7 @@ def decode(data, resolve=None, depth=0):
             return {decode(k, resolve, depth + 1): decode(v, resolve, depth + 1) for k, v in data["$d"]}
         if "$p" in data:
             return data["$p"] if resolve is None else resolve({"$p": data["$p"]})
-        if "$h" in data:
+        if "$h" in data or "$o" in data:        # a handle; "$o": an object that cannot cross
             if resolve is None:
                 raise ValueError("unexpected handle")
             return resolve(data)
@@ -278,7 +278,7 @@ class Runner:
         old = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = sink
         try:
-            code = compile(_plain_python(source), f"<cell {index + 1}>", "exec")
+            code = compile(plain_python(source), f"<cell {index + 1}>", "exec")
             with _alarm(timeout):
                 exec(code, self.namespace)
         except BaseException as exc:               # noqa: BLE001 - reported, the next cell runs
@@ -332,7 +332,7 @@ class Runner:
                 return
 
 
-def _plain_python(source):
+def plain_python(source):
     """The cell without IPython's ``%magic`` and ``!shell`` lines (they do nothing here)."""
     lines = []
     for line in source.splitlines():

@@ -34,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
@@ -307,6 +307,8 @@ class StudentSession:
         return info
 
     def _resolve(self, data: dict) -> Any:
+        if "$o" in data:                   # something the student returned that cannot cross
+            return _Unsendable(str(data.get("$o")), str(data.get("repr", ""))[:200])
         if "$p" in data:
             from ..game import Player
 
@@ -315,15 +317,6 @@ class StudentSession:
         if not isinstance(h, int) or not 0 <= h < len(self._objects):
             raise SessionError("the sandbox named an object the grader never sent")
         return self._objects[h]
-
-    def _decode_result(self, data: Any) -> Any:
-        if isinstance(data, dict) and "$o" in data:
-            return _Unsendable(str(data.get("$o")), str(data.get("repr", ""))[:200])
-        if isinstance(data, dict) and "$t" in data:
-            return tuple(self._decode_result(v) for v in data["$t"])
-        if isinstance(data, list):
-            return [self._decode_result(v) for v in data]
-        return decode(data, self._resolve)
 
     # -- the student's code --------------------------------------------------
     def load(self, cells: Sequence[str]) -> list[CellResult]:
@@ -342,22 +335,33 @@ class StudentSession:
         self.names = [n for n in names or [] if isinstance(n, str) and n.isidentifier()]
         return self.results
 
-    def _run_cell(self, source: str) -> CellResult:
+    def _exchange_cell(self, source: str) -> tuple[dict, bool]:
+        """Run one cell under the grader's watchdog: (the sandbox's answer, whether it timed out).
+
+        Raises SessionError (with the watchdog's verdict in ``timed_out``) if the process died.
+        """
         proc = self.proc
         watchdog = threading.Timer(self.cell_timeout + 2, _kill_group, (proc,))
         watchdog.start()
         try:
             self._send({"op": "cell", "source": source, "timeout": self.cell_timeout})
-            message = self._receive()
+            return self._receive(), False
         except SessionError as exc:
-            timed_out = watchdog.finished.is_set()
+            exc.timed_out = watchdog.finished.is_set()
+            raise
+        finally:
+            watchdog.cancel()
+
+    def _run_cell(self, source: str) -> CellResult:
+        try:
+            message, _ = self._exchange_cell(source)
+        except SessionError as exc:
+            timed_out = getattr(exc, "timed_out", False)
             why = (f"this cell ran longer than {self.cell_timeout:g} seconds and was stopped"
                    if timed_out else f"{exc}; the cells after it ran in a new process")
             self.restart()
             kind = "CellTimeoutError" if timed_out else "ProcessDied"
             return CellResult("", {"type": kind, "message": why, "traceback": f"{kind}: {why}"})
-        finally:
-            watchdog.cancel()
         if message.get("op") != "ran":
             raise SessionError("the sandbox did not run the cell")
         error = message.get("error") if isinstance(message.get("error"), dict) else None
@@ -374,14 +378,7 @@ class StudentSession:
         cells, self.cells = self.cells, []
         self.start()
         for source in cells:
-            proc = self.proc
-            watchdog = threading.Timer(self.cell_timeout + 2, _kill_group, (proc,))
-            watchdog.start()
-            try:
-                self._send({"op": "cell", "source": source, "timeout": self.cell_timeout})
-                self._receive()
-            finally:
-                watchdog.cancel()
+            self._exchange_cell(source)
             self.cells.append(source)
 
     def function(self, name: str) -> "RemoteFunction":
@@ -420,7 +417,7 @@ class StudentSession:
                 self._answer(message)
             elif op == "return":
                 _print(message.get("stdout"))
-                return self._decode_result(message.get("value"))
+                return decode(message.get("value"), self._resolve)
             elif op == "error":
                 _print(message.get("stdout"))
                 raise _student_error(message.get("type", "Exception"), message.get("message", ""),
