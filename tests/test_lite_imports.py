@@ -155,13 +155,13 @@ def test_lite_setup_cell_is_inert_outside_the_browser(tmp_path):
     from IPython.core.inputtransformer2 import TransformerManager
 
     from course.lite.build import NUMERIC_CODE, SETUP_CODE, lite_notebook
-    from course.sandbox.inside import _plain_python
+    from course.sandbox.inside import plain_python
 
     for code in (SETUP_CODE, SETUP_CODE + NUMERIC_CODE):
         as_ipython = TransformerManager().transform_cell(code)
         namespace: dict = {}
         exec(compile(as_ipython, "<ipython>", "exec"), namespace)  # sys.platform != emscripten
-        exec(compile(_plain_python(code), "<sandbox>", "exec"), {})
+        exec(compile(plain_python(code), "<sandbox>", "exec"), {})
         assert "piplite" not in namespace and "numpy" not in namespace
 
     target = tmp_path / "lesson.ipynb"
