@@ -382,6 +382,14 @@ _JS_CLOSE_ALL = """async () => {
 }"""
 
 
+#: The folder JupyterLab's file browser shows, read from its model (``""`` is the root).
+_JS_FILE_BROWSER_PATH = """() => {
+  for (const w of window.jupyterapp.shell.widgets('left'))
+    if (w.id === 'filebrowser' && w.model) return w.model.path;
+  return null;
+}"""
+
+
 class Lab:
     """One browser page showing JupyterLab, with the actions the journeys need.
 
@@ -444,19 +452,63 @@ class Lab:
 
     # -- files -------------------------------------------------------------------------------
 
+    def file_browser_path(self) -> str | None:
+        """The folder the file browser shows (``""`` for the root), from JupyterLab's model."""
+        return self.page.evaluate(_JS_FILE_BROWSER_PATH)
+
     def open_from_file_browser(self, path: str, timeout: float = 60.0) -> None:
-        """Open ``path`` the way a student does: double-click folders, then the notebook."""
+        """Open ``path`` the way a student does: double-click folders, then the notebook.
+
+        Each step is checked against the file browser's model, not assumed: the listing is
+        re-rendered while JupyterLab refreshes it, so a double-click can land and still be
+        reported as not done (the item it clicked is gone with the folder it opened).  A step is
+        repeated, from the folder it started in, until the file browser shows its folder (or the
+        notebook is the current document), within ``timeout`` seconds in all.
+        """
         parts = path.strip("/").split("/")
+        deadline = time.monotonic() + timeout
         self.page.locator(".jp-BreadCrumbs-home").click()
+        self.page.wait_for_function(f"() => ({_JS_FILE_BROWSER_PATH})() === ''",
+                                    timeout=timeout * 1000)
         for i, name in enumerate(parts):
-            item = self.page.locator(".jp-DirListing-content .jp-DirListing-item").filter(
-                has=self.page.locator(".jp-DirListing-itemText",
-                                      has_text=re.compile(rf"^\s*{re.escape(name)}\s*$"))).first
-            item.wait_for(state="visible", timeout=timeout * 1000)
-            item.dblclick()
-            if i < len(parts) - 1:
-                self.page.locator(".jp-BreadCrumbs").get_by_text(name, exact=True).wait_for()
-        self._wait_notebook_ready(path, timeout)
+            here, target = "/".join(parts[:i]), "/".join(parts[:i + 1])
+            folder = i < len(parts) - 1
+            while not self._step_done(target, folder):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(
+                        f"could not open {target!r} from the file browser within {timeout} s; "
+                        f"it shows {self.file_browser_path()!r} with items "
+                        f"{self._listing()!r}")
+                if self.file_browser_path() != here:
+                    self.page.evaluate(
+                        "path => window.jupyterapp.commands.execute('filebrowser:go-to-path', "
+                        "{path: '/' + path, dontShowBrowser: true})", here)
+                item = self.page.locator(".jp-DirListing-content .jp-DirListing-item").filter(
+                    has=self.page.locator(".jp-DirListing-itemText",
+                                          has_text=re.compile(rf"^\s*{re.escape(name)}\s*$"))
+                ).first
+                try:
+                    item.dblclick(timeout=5000)
+                    self.page.wait_for_function(
+                        "([target, folder]) => folder ? "
+                        f"({_JS_FILE_BROWSER_PATH})() === target : "
+                        "!!(window.jupyterapp.shell.currentWidget && "
+                        "window.jupyterapp.shell.currentWidget.context && "
+                        "window.jupyterapp.shell.currentWidget.context.path === target)",
+                        arg=[target, folder], timeout=5000)
+                except Exception:  # noqa: BLE001 - checked by _step_done, then tried again
+                    pass
+        self._wait_notebook_ready(path, max(1.0, deadline - time.monotonic()) + 30)
+
+    def _step_done(self, target: str, folder: bool) -> bool:
+        if folder:
+            return self.file_browser_path() == target
+        return self.page.evaluate(
+            "target => { const w = window.jupyterapp.shell.currentWidget;"
+            " return !!(w && w.context && w.context.path === target); }", target)
+
+    def _listing(self) -> list[str]:
+        return self.page.locator(".jp-DirListing-content .jp-DirListing-itemText").all_inner_texts()
 
     def open(self, path: str, timeout: float = 60.0) -> None:
         """Open the notebook at ``path`` (relative to the root) with JupyterLab's open command,
