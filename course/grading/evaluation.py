@@ -26,6 +26,7 @@ D. E. Knuth, R. W. Moore, *An analysis of alpha-beta pruning*, Artificial Intell
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from numbers import Real
@@ -44,12 +45,30 @@ ORDERING_FRACTION = 1 / 3  # the messages call it "a third"
 
 
 class _Guarded:
-    """Wrap a student's EVAL: check every value, and remember the first bad one."""
+    """Wrap a student's EVAL: check every value; ask for each position's value once.
+
+    An evaluation function is a function of the position, so its value for a
+    board asked for again (the searches meet the same boards many times) is
+    taken from a memo instead of another call into the student's sandbox.
+    """
 
     def __init__(self, fn: Callable, vmin: float, vmax: float) -> None:
         self.fn, self.vmin, self.vmax = fn, vmin, vmax
+        self.memo: dict[Any, Any] = {}
 
     def __call__(self, state: Any) -> Any:
+        try:
+            return self.memo[state]
+        except (KeyError, TypeError):      # new, or unhashable: ask the student's function
+            pass
+        value = self._checked(state)
+        try:
+            self.memo[state] = value
+        except TypeError:
+            pass
+        return value
+
+    def _checked(self, state: Any) -> Any:
         value = self.fn(state)
         if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
             raise CheckFailed(f"your evaluation function returned {value!r} for the board\n{state}\n"
@@ -113,6 +132,25 @@ def _run(what: str, call: Callable[[], Any], time_limit: float | None) -> Any:
         raise SearchCrashed(f"{what}: your function raised {type(exc).__name__}: {exc}.{hint}") from exc
 
 
+@functools.lru_cache(maxsize=32)
+def _given_order_leaves(seed: int, count: int) -> int:
+    """Leaves alpha-beta evaluates in the game's own move order on the ordering check's positions
+    (the same for every student: computed once per grading process)."""
+    return sum(alphabeta(c.game).evaluated for c in tictactoe_cases(seed, count, marks=(1, 3)))
+
+
+@functools.lru_cache(maxsize=8192)
+def _perfect_move(state: Any) -> int:
+    """The perfect opponent's move (its index in ``moves``) on a tic-tac-toe board.
+
+    The opponent's choice depends on the board alone, so it is searched once per board and
+    grading process, not once per student.
+    """
+    from ..games.tictactoe import TicTacToe
+
+    return alphabeta(TicTacToe(), state).move
+
+
 def check_evaluation_ordering(evaluate: Callable[[Any], float], *, seed: int = 501, count: int = 12,
                               time_limit: float | None = 4 * DEFAULT_TIME_LIMIT) -> None:
     """Check that ordering by ``evaluate`` makes alpha-beta cheap on tic-tac-toe positions.
@@ -138,7 +176,7 @@ def check_evaluation_ordering(evaluate: Callable[[Any], float], *, seed: int = 5
     __tracebackhide__ = True
     _own_evaluation(evaluate, time_limit)
     cases = tictactoe_cases(seed, count, marks=(1, 3))
-    given = sum(alphabeta(c.game).evaluated for c in cases)
+    given = _given_order_leaves(seed, count)
     guarded = _Guarded(evaluate, cases[0].game.vmin, cases[0].game.vmax)
 
     def measure() -> list[int]:
@@ -192,10 +230,10 @@ def check_evaluation_play(evaluate: Callable[[Any], float], *, depth: int = 2,
                 state, history = start, []
                 while not game.is_terminal(state):
                     if state.to_move == side:
-                        result = alphabeta(shallow, state, depth=depth)
+                        index = alphabeta(shallow, state, depth=depth).move
                     else:
-                        result = alphabeta(game, state)
-                    move = list(game.moves(state))[result.move]
+                        index = _perfect_move(state)
+                    move = list(game.moves(state))[index]
                     history.append(game.describe_move(state, move))
                     state = game.result(state, move)
                 outcome = game.utility(state) * (1 if side == "X" else -1)

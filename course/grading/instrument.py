@@ -295,6 +295,13 @@ def instrument(
                 "and use game.utility(state) there",
                 path=node.path,
             )
+        prepare(node)
+        if not node.expanded:
+            node.expanded = True
+            record(EXPAND, node)
+        return node
+
+    def prepare(node: _Node) -> None:
         if node.moves is None:
             player = inner.turn(node.state)
             node.player = player
@@ -308,10 +315,6 @@ def instrument(
                 node.index = {m: i for i, m in enumerate(node.moves)}
             except TypeError:          # unhashable moves: fall back to list.index
                 node.index = None
-        if not node.expanded:
-            node.expanded = True
-            record(EXPAND, node)
-        return node
 
     def make(state: Any, path: Path) -> State:
         token = State()
@@ -443,11 +446,23 @@ def instrument(
             raise GameUsageError("not a terminal state", path=node.path)
         return inner.utility(node.state)
 
-    _UNRECORDED[game_obj] = peek
+    def peek_children(state: Any) -> tuple[list, list | None, list]:
+        node = lookup(state, "moves")
+        if node.terminal:
+            raise GameUsageError("a terminal state has no children", path=node.path)
+        prepare(node)
+        kids = []
+        for i, move in enumerate(node.moves):
+            node.made.add(i)
+            kids.append(make(inner.result(node.state, move), node.path + (i,)))
+        chance = node.player is Player.CHANCE
+        return list(node.moves), (list(node.probabilities) if chance else None), kids
+
+    _UNRECORDED[game_obj] = (peek, peek_children)
     return game_obj, recording
 
 
-_UNRECORDED: "weakref.WeakKeyDictionary[Game, Callable[[Any], Any]]" = weakref.WeakKeyDictionary()
+_UNRECORDED: "weakref.WeakKeyDictionary[Game, tuple[Callable, Callable]]" = weakref.WeakKeyDictionary()
 
 
 def unrecorded_utility(game: Game, state: Any) -> Any:
@@ -456,8 +471,21 @@ def unrecorded_utility(game: Game, state: Any) -> Any:
     For the grader's own use (:mod:`course.sandbox.session` sends it ahead to the
     sandbox, which reports the student's call, recorded then, in its place).
     """
-    peek = _UNRECORDED.get(game)
-    return peek(state) if peek is not None else game.utility(state)
+    peeks = _UNRECORDED.get(game)
+    return peeks[0](state) if peeks is not None else game.utility(state)
+
+
+def unrecorded_children(game: Game, state: Any) -> tuple[list, list | None, list] | None:
+    """The moves, chance probabilities (None below a decision) and child states of ``state``,
+    without recording an expansion; None if ``game`` is not an instrumented game.
+
+    For the grader's own use: :mod:`course.sandbox.session` sends a few levels of the tree
+    ahead to the sandbox, which reports the student's first use of a node (recorded then, in
+    its place).  Each child is made once here, as :meth:`result` would have made it, so asking
+    ``result`` again for the same move is noted as regenerating it.
+    """
+    peeks = _UNRECORDED.get(game)
+    return peeks[1](state) if peeks is not None else None
 
 
 def replay_path(game: Game, path: Sequence[int], state: Any = None) -> Any:

@@ -211,6 +211,20 @@ class _Bounded(io.TextIOBase):
         return text
 
 
+class _Known:
+    """A state whose moves and children the sandbox holds: each child is handed out once.
+
+    ``game`` is the game's handle while the first use of a node sent ahead is still to be
+    reported, None once reported (or for a node whose moves the student asked for).
+    """
+
+    __slots__ = ("state", "moves", "kids", "probabilities", "game")
+
+    def __init__(self, state, moves, kids, probabilities=None, game=None):
+        self.state, self.moves, self.kids = state, moves, kids
+        self.probabilities, self.game = probabilities, game
+
+
 class Runner:
     """Executes the cells and serves the grader's calls."""
 
@@ -257,13 +271,32 @@ class Runner:
                 if isinstance(children, list) and args and isinstance(value, list):
                     moves = [m[0] for m in value] if method == "chance_outcomes" else value
                     if len(children) == len(moves):
-                        self.children[id(args[0])] = (args[0], moves,
-                                                      [decode(c, self.resolve) for c in children])
+                        self.children[id(args[0])] = _Known(
+                            args[0], moves, [decode(c, self.resolve) for c in children],
+                            [m[1] for m in value] if method == "chance_outcomes" else None)
+                for entry in message.get("deeper") or ():
+                    self.learn(h, entry)
                 return value
             if kind == "raise":
                 cls = GameUsageError if message.get("type") == "GameUsageError" else GradingError
                 raise cls(message.get("message", ""))
             raise GradingError(f"unexpected message {kind!r}")
+
+    def learn(self, h, entry):
+        """Keep a node the grader sent ahead: its moves and children, not yet reported used."""
+        parent = decode(entry[0], self.resolve)
+        moves = decode(entry[1])
+        probabilities = None if entry[2] is None else decode(entry[2])
+        kids = [decode(c, self.resolve) for c in entry[3]]
+        if len(kids) == len(moves) and getattr(parent, "_grading_handle_", None) is not None:
+            self.children[id(parent)] = _Known(parent, moves, kids, probabilities, game=h)
+
+    def first_use(self, known):
+        """Report the first use of a node sent ahead (the grader records its expansion then)."""
+        if known.game is not None:
+            self.channel.note({"op": "note", "h": known.game, "method": "moves",
+                               "args": [encode(known.state, self.handle_of)]})
+            known.game = None
 
     # -- operations ----------------------------------------------------------
     def names(self):
@@ -396,13 +429,33 @@ def _make_game(runner, h, vmin, vmax):
         call.__name__ = name
         return call
 
+    def known(state):
+        entry = runner.children.get(id(state))
+        return entry if entry is not None and entry.state is state else None
+
+    def moves(self, state):
+        # a node sent ahead: its moves are here (its first use is reported, and recorded there)
+        entry = known(state)
+        if entry is None:
+            return runner.request("game", h, "moves", (state,))
+        runner.first_use(entry)
+        return list(entry.moves)
+
+    def chance_outcomes(self, state):
+        entry = known(state)
+        if entry is None or entry.probabilities is None:
+            return runner.request("game", h, "chance_outcomes", (state,))
+        runner.first_use(entry)
+        return list(zip(entry.moves, entry.probabilities))
+
     def result(self, state, move):
         # the children came with the moves: the first result() for each move needs no trip
-        known = runner.children.get(id(state))
-        if known is not None and known[0] is state:
-            for i, m in enumerate(known[1]):
-                if known[2][i] is not None and m == move:     # the grader's test: equality
-                    child, known[2][i] = known[2][i], None
+        entry = known(state)
+        if entry is not None:
+            for i, m in enumerate(entry.moves):
+                if entry.kids[i] is not None and m == move:     # the grader's test: equality
+                    runner.first_use(entry)
+                    child, entry.kids[i] = entry.kids[i], None
                     return child
         return runner.request("game", h, "result", (state, move))
 
@@ -416,9 +469,8 @@ def _make_game(runner, h, vmin, vmax):
         return runner.request("game", h, "utility", (state,))
 
     namespace = {name: local(name) for name in ("is_terminal", "turn")}
-    namespace.update({name: method(name) for name in (
-        "initial_state", "moves", "chance_outcomes", "evaluate", "describe_move")})
-    namespace.update(result=result, utility=utility)
+    namespace.update({name: method(name) for name in ("initial_state", "evaluate", "describe_move")})
+    namespace.update(result=result, utility=utility, moves=moves, chance_outcomes=chance_outcomes)
     namespace.update(vmin=vmin, vmax=vmax, _grading_handle_=h, __slots__=(),
                      __repr__=lambda self: "<game>")
     cls = type("Game", (), namespace)

@@ -47,6 +47,10 @@ GAME_METHODS = frozenset({"initial_state", "turn", "moves", "chance_outcomes", "
                           "is_terminal", "utility", "evaluate", "describe_move"})
 
 
+#: Nodes below a requested state whose children are sent ahead with its moves (breadth first):
+#: the sandbox answers ``moves``/``result`` there itself and reports each node's first use.
+PREFETCH_NODES = 48
+
 MAX_RESTARTS = 20
 """A submission whose code kills its process more often than this is not graded further."""
 
@@ -140,6 +144,8 @@ class StudentSession:
         self._game: Any = None
         self._expanded: set[int] = set()
         self._resulted: set[int] = set()
+        self._made: dict[int, list] = {}
+        self._infos: dict[int, dict] = {}
         self._calls = 0
         self.restarts = 0
 
@@ -261,6 +267,7 @@ class StudentSession:
         info = self._state_info(obj)
         if info is not None:
             data["info"] = info
+            self._infos[key] = info
         if is_dataclass(obj):   # plain data (a tic-tac-toe board): its fields and properties
             names = [f.name for f in fields(obj)] + [
                 name for name, value in vars(type(obj)).items()
@@ -393,7 +400,7 @@ class StudentSession:
         from ..game import Game
 
         self._game = args[0] if args and isinstance(args[0], Game) else None
-        self._expanded, self._resulted = set(), set()
+        self._expanded, self._resulted, self._made, self._infos = set(), set(), {}, {}
         self._send({"op": "forget"})
         self._calls += 1
         call_id = f"{self._calls}-{os.urandom(6).hex()}"
@@ -432,7 +439,7 @@ class StudentSession:
         try:
             target = self._resolve({"$h": message.get("h")})
             args = [decode(a, self._resolve) for a in message.get("args") or []]
-            children = None
+            children = deeper = None
             if message["op"] in ("game", "note"):
                 method = message.get("method")
                 if not isinstance(target, Game) or method not in GAME_METHODS:
@@ -444,6 +451,8 @@ class StudentSession:
                     return                 # recorded; the sandbox already had the answer
                 if method in ("moves", "chance_outcomes") and target is self._game and args:
                     children = self._children(target, args[0], method, value)
+                    if children is not None:
+                        deeper = self._deeper(target, args[0])
             else:
                 if isinstance(target, Game) or not callable(target):
                     raise SessionError("the sandbox called something that is not a function")
@@ -451,6 +460,8 @@ class StudentSession:
             reply = {"op": "reply", "value": encode(value, self._handle)}
             if children is not None:
                 reply["children"] = children
+            if deeper:
+                reply["deeper"] = deeper
         except SessionError:
             raise
         except (CourseError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
@@ -475,9 +486,44 @@ class StudentSession:
         self._expanded.add(key)
         moves = [m for m, _ in listed] if method == "chance_outcomes" else list(listed)
         try:
-            return [self._handle(game.result(state, move)) for move in moves]
+            made = [game.result(state, move) for move in moves]
+            self._made[key] = made
+            return [self._handle(child) for child in made]
         except Exception:  # noqa: BLE001 - then result() is asked for move by move
             return None
+
+    def _deeper(self, game: Any, state: Any) -> list:
+        """The levels below ``state``'s children, breadth first, up to :data:`PREFETCH_NODES`.
+
+        Each entry ``[parent, moves, probabilities or None, children]`` is made without recording
+        (:func:`~course.grading.instrument.unrecorded_children`); the sandbox reports the first
+        use of each parent as a ``moves`` note, which records its expansion in its place.  A
+        parent's handle is always sent before its entry.
+        """
+        from ..grading.instrument import unrecorded_children
+
+        entries: list = []
+        queue = list(self._made.get(id(state), ()))
+        sent = 0
+        while queue and sent < PREFETCH_NODES:
+            parent = queue.pop(0)
+            info = self._infos.get(id(parent))
+            if info is None or info.get("terminal") or "turn_error" in info:
+                continue
+            try:
+                found = unrecorded_children(game, parent)
+            except Exception:  # noqa: BLE001 - that node is asked for when the search gets there
+                continue
+            if found is None:
+                break                      # not an instrumented game: nothing is sent ahead
+            moves, probabilities, kids = found
+            self._expanded.add(id(parent))
+            entries.append([encode(parent, self._handle), encode(moves, self._handle),
+                            None if probabilities is None else encode(probabilities, self._handle),
+                            [self._handle(kid) for kid in kids]])
+            sent += len(kids)
+            queue.extend(kids)
+        return entries
 
 
 #: The modules of ``course`` that a graded notebook's code may use: the game model and the worked
