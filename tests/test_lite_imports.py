@@ -172,7 +172,13 @@ def test_lite_setup_cell_is_inert_outside_the_browser(tmp_path):
     assert "%pip install --no-deps course" in sources[0]
     assert not any("!{sys.executable}" in s for s in sources)
     assert any("%run -m course search alphabeta {tree_file}" in s for s in sources)
-    assert lite_notebook(REPO / "lessons" / "01_minimax.ipynb", tmp_path / "l1.ipynb")
+    # random trees need no numpy now: lesson 1 does not load it, the lessons with plots do
+    assert not lite_notebook(REPO / "lessons" / "01_minimax.ipynb", tmp_path / "l1.ipynb")
+    assert not lite_notebook(REPO / "lessons" / "04_chance.ipynb", tmp_path / "l4.ipynb")
+    for lesson in ("02_alpha_beta", "03_heuristics_selective", "05_bounded_suboptimal"):
+        assert lite_notebook(REPO / "lessons" / f"{lesson}.ipynb", tmp_path / f"{lesson}.ipynb")
+        setup = "".join(json.loads((tmp_path / f"{lesson}.ipynb").read_text())["cells"][0]["source"])
+        assert "offline, each of those cells prints" in setup
 
 
 def test_random_trees_and_chen_without_numpy_are_numpys_trees():
