@@ -1,4 +1,4 @@
-"""numpy's default random generator in pure Python, for where numpy is missing (JupyterLite offline).
+"""numpy's default random generator in pure Python, for where numpy is missing (Lite offline).
 
 ``numpy.random.default_rng(seed)`` is a :class:`numpy.random.Generator` on the PCG64 bit
 generator seeded through :class:`numpy.random.SeedSequence`.  The course's random trees draw their

@@ -42,7 +42,8 @@ def test_uniform_and_random_match_numpy(seed, size, low, span):
         np.random.default_rng(seed).uniform(low, high, size=size).tolist()
     assert _pcg64.default_rng(seed).uniform(0, 100, size=size) == \
         np.random.default_rng(seed).uniform(0, 100, size=size).tolist()
-    assert _pcg64.default_rng(seed).random(size) == np.random.default_rng(seed).random(size).tolist()
+    assert _pcg64.default_rng(seed).random(size) == \
+        np.random.default_rng(seed).random(size).tolist()
     assert _pcg64.default_rng(seed).random() == np.random.default_rng(seed).random()
 
 

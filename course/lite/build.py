@@ -27,8 +27,8 @@ builds offline from package caches:
 Each notebook gets a first cell, added here and only in the site, that installs the course with
 piplite's ``%pip`` (and, in notebooks with plots or numeric experiments, loads numpy and
 matplotlib, saying so, and that offline those cells each print one line instead of running:
-:mod:`course._browser`), only when it runs in the browser: a notebook downloaded from the site and handed in runs unchanged in
-JupyterLab and in the sandboxed autograder.  ``!python -m course ...`` shell lines become
+:mod:`course._browser`), only when it runs in the browser: a notebook downloaded from the site
+and handed in runs unchanged in JupyterLab and in the sandboxed autograder.  ``!python -m course ...`` shell lines become
 ``%run -m course ...`` (there is no shell in the browser).
 """
 from __future__ import annotations

@@ -218,12 +218,15 @@ LESSONS = ["01_minimax", "02_alpha_beta", "03_heuristics_selective", "04_chance"
            "05_bounded_suboptimal"]
 
 
+NEXT = re.compile(r"\bnext\b|forward|^\W*(>|▶|→|⏵)\W*$", re.IGNORECASE)  # the player's Next
+
+
 def _step_through_moves(lite, view) -> str:
     """Click the step-through player's Next until the node drawn as current moves."""
     seen = [lite.current_nodes(view)]
     for _ in range(6):
         before = lite.snapshot(view)
-        lite.click_button(view, re.compile(r"\bnext\b|forward|^\W*(>|▶|→|⏵)\W*$", re.IGNORECASE))
+        lite.click_button(view, NEXT)
         lite.wait_changed(view, before, timeout=20)
         seen.append(lite.current_nodes(view))
         marked = [ids for ids in seen if ids]
@@ -241,7 +244,8 @@ def _explore(lite, lesson: str, cells: list) -> str:
     if lesson not in call:
         return ""
     calls = re.compile(rf"^[^#\n]*\b{re.escape(call[lesson])}", re.MULTILINE)
-    index = next(i for i, c in enumerate(cells) if c["type"] == "code" and calls.search(c["source"]))
+    index = next(i for i, c in enumerate(cells)
+                 if c["type"] == "code" and calls.search(c["source"]))
     view = lite.output_locator(index)
     view.scroll_into_view_if_needed()
     view.locator(".jupyter-widgets").first.wait_for(state="visible")
