@@ -39,6 +39,12 @@ from .trees import (
 
 __version__ = "0.1.0"
 
+from ._browser import install_in_browser as _install_in_browser
+
+# In JupyterLite (Pyodide) only: a cell that needs numpy/matplotlib, which Pyodide's CDN serves,
+# prints one line when they cannot be loaded, instead of a traceback.  Elsewhere: nothing.
+_install_in_browser()
+
 __all__ = [
     "Game", "Player", "Path", "TreeGame", "TreeNode",
     "parse_tree", "loads_tree", "game_to_tree", "read_tree", "tree_to_obj", "dumps_tree",

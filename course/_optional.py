@@ -27,17 +27,7 @@ class _LazyModule:
 
     def _load(self) -> ModuleType:
         if self._module is None:
-            try:
-                self._module = importlib.import_module(self._name)
-            except ModuleNotFoundError as exc:
-                hint = ""
-                if sys.platform == "emscripten":
-                    hint = (" In JupyterLite, run the lesson's first cell (it loads numpy from "
-                            "Pyodide's CDN, or from the site when it was built with a local "
-                            "Pyodide distribution).")
-                raise ModuleNotFoundError(
-                    f"this part of the course needs {self._name!r}, which is not installed.{hint}",
-                    name=exc.name) from exc
+            self._module = require(self._name)
         return self._module
 
     def __getattr__(self, attr: str):
@@ -51,3 +41,54 @@ class _LazyModule:
 def lazy_module(name: str) -> _LazyModule:
     """A stand-in for ``import name`` that imports ``name`` when first used."""
     return _LazyModule(name)
+
+
+def require(name: str, what: str = "this part of the course") -> ModuleType:
+    """``import name``, or a :class:`ModuleNotFoundError` saying that ``what`` needs it.
+
+    In the browser edition (Pyodide) the message adds that the package comes from Pyodide's CDN.
+
+    >>> require("math").pi > 3
+    True
+    """
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        package = name.split(".")[0]
+        hint = ""
+        if sys.platform == "emscripten":
+            hint = (f" The browser edition loads {package} from Pyodide's CDN when the lesson's "
+                    "first cell runs (or from the site, when it was built with a local Pyodide "
+                    "distribution); offline, it cannot.")
+        raise ModuleNotFoundError(f"{what} needs {package!r}, which is not installed.{hint}",
+                                  name=exc.name) from exc
+
+
+def optional_import(name: str) -> ModuleType | None:
+    """The module ``name`` if it can be imported, else None (for a pure-Python fallback).
+
+    >>> optional_import("math").sqrt(4.0)
+    2.0
+    >>> optional_import("no_such_module_here") is None
+    True
+    """
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+class Values(tuple):
+    """Read-only numbers standing in for a 1-d numpy array where numpy is missing.
+
+    A tuple, with numpy's ``tolist`` so that code written for the array keeps working.
+
+    >>> Values([1.5, 2.0]).tolist()
+    [1.5, 2.0]
+    """
+
+    __slots__ = ()
+
+    def tolist(self) -> list:
+        """The numbers as a new list."""
+        return list(self)

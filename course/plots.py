@@ -31,6 +31,7 @@ from numbers import Real
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ._optional import require
 from .errors import ParameterError
 
 __all__ = ["plot_er_amb", "plot_leaves_vs_depth", "plot_decision_error", "STYLES"]
@@ -50,7 +51,7 @@ def _style(i: int) -> dict[str, Any]:
 
 def _axes(ax: Any, count: int, *, width: float = 6.4, height: float = 4.0):
     """(figure, list of axes): the caller's axes, or a new figure with ``count`` panels."""
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "this plot")
 
     if ax is None:
         fig, axes = plt.subplots(1, count, figsize=(width * count if count > 1 else width, height),

@@ -172,4 +172,113 @@ def test_lite_setup_cell_is_inert_outside_the_browser(tmp_path):
     assert "%pip install --no-deps course" in sources[0]
     assert not any("!{sys.executable}" in s for s in sources)
     assert any("%run -m course search alphabeta {tree_file}" in s for s in sources)
-    assert lite_notebook(REPO / "lessons" / "01_minimax.ipynb", tmp_path / "l1.ipynb")
+    # random trees need no numpy now: lesson 1 does not load it, the lessons with plots do
+    assert not lite_notebook(REPO / "lessons" / "01_minimax.ipynb", tmp_path / "l1.ipynb")
+    assert not lite_notebook(REPO / "lessons" / "04_chance.ipynb", tmp_path / "l4.ipynb")
+    for lesson in ("02_alpha_beta", "03_heuristics_selective", "05_bounded_suboptimal"):
+        assert lite_notebook(REPO / "lessons" / f"{lesson}.ipynb", tmp_path / f"{lesson}.ipynb")
+        cells = json.loads((tmp_path / f"{lesson}.ipynb").read_text())["cells"]
+        setup = "".join(cells[0]["source"])
+        assert "offline, each of those cells prints" in setup
+
+
+def test_random_trees_and_chen_without_numpy_are_numpys_trees():
+    """Seeded random trees and Chen trees are the very trees numpy draws, numpy or not."""
+    import json
+
+    import numpy as np
+
+    from course.games import ChenTree, random_tree, stochastic_random_tree
+
+    out = run_blocked("""
+        import json
+        from course import alphabeta, bab, minimax, selective, star1
+        from course.games import ChenTree, random_tree, stochastic_random_tree
+
+        rt, srt = random_tree(3, 4, seed=7), stochastic_random_tree(2, 3, seed=1)
+        chen = ChenTree(3, 3, seed=4)
+        assert alphabeta(rt).value == minimax(rt).value
+        assert bab(srt, epsilon=0).lower <= bab(srt, epsilon=0).upper
+        assert star1(srt).lower is not None and selective(chen, depth=2, skip=1).value is not None
+        assert minimax(chen).value == chen.value(0)
+        rt.to_tree(); chen.to_tree()
+        print(json.dumps({"rt": rt.leaf_values.tolist(), "srt": list(srt.leaf_values),
+                          "chen": [list(chen.arcs), list(chen.evals), list(chen.values)],
+                          "heights": list(chen.nodes_at_height(1))}))
+    """)
+    got = json.loads(out.splitlines()[-2])
+    chen = ChenTree(3, 3, seed=4)
+    assert got["rt"] == random_tree(3, 4, seed=7).leaf_values.tolist()
+    assert got["rt"] == np.random.default_rng(7).uniform(0, 100, 81).tolist()
+    assert got["srt"] == stochastic_random_tree(2, 3, seed=1).leaf_values.tolist()
+    assert got["chen"] == [chen.arcs.tolist(), chen.evals.tolist(), chen.values.tolist()]
+    assert got["heights"] == chen.nodes_at_height(1).tolist()
+
+
+def test_epsilon_and_ordering_explorers_on_random_trees_without_numpy():
+    run_blocked("""
+        from course.widgets import epsilon_explorer, ordering_explorer
+        eps = epsilon_explorer(epsilon=10, branching=3, depth=4, seed=0)
+        eps.epsilon.value = 20                     # redraws
+        eps.stochastic.value = True                # a stochastic RT
+        order = ordering_explorer(order="random", branching=3, depth=4)
+        order.seed.value = 3
+    """)
+
+
+def test_numeric_parts_still_say_what_they_need():
+    """Off the browser, a missing numpy or matplotlib is an error naming the package."""
+    out = run_blocked("""
+        from course.games.chen import ChenTree, selective_sweep
+        try:
+            selective_sweep(ChenTree(3, 3), [0], depths=[1], skips=[0])
+        except ModuleNotFoundError as exc:
+            print("sweep:", exc)
+        from course.plots import plot_leaves_vs_depth
+        try:
+            plot_leaves_vs_depth({"random": {1: 3, 2: 7}}, branching=3)
+        except ModuleNotFoundError as exc:
+            print("plot:", exc)
+    """)
+    assert "sweep: this part of the course needs 'numpy'" in out, out
+    assert "plot:" in out and "matplotlib" in out, out
+
+
+def test_offline_cells_print_one_line_and_count_as_run():
+    """The browser edition's handler (``course._browser``), on IPython with numpy blocked: a cell
+    needing numpy or matplotlib prints one line, shows no traceback, and so does a later cell using
+    what it would have defined; other errors still show their traceback."""
+    out = run_blocked("""
+        from IPython.core.interactiveshell import InteractiveShell
+        from course._browser import install_offline_notices
+
+        shell = InteractiveShell.instance()
+        shown = []
+        shell._showtraceback = lambda etype, value, stb: shown.append(etype.__name__)
+        install_offline_notices(shell)
+        install_offline_notices(shell)                        # idempotent
+        cells = [
+            "from course.games import random_tree\\nrt = random_tree(3, 3, seed=1)",
+            "from course.games.chen import ChenTree, selective_sweep\\n"
+            "sweep = selective_sweep(ChenTree(3, 3), [0], depths=[1], skips=[0])",
+            "print(sweep)",
+            "from course.plots import plot_leaves_vs_depth\\n"
+            "plot_leaves_vs_depth({'random': {1: 3, 2: 7}}, branching=3)",
+            "import numpy as np",
+            "print(undefined_name)",
+            "print('still running', len(rt.leaf_values))",
+        ]
+        for i, cell in enumerate(cells):
+            print(f"[{i}]", end=" ")
+            shell.run_cell(cell)
+            print(f"errors shown: {shown}")
+    """)
+    lines = out.splitlines()
+    assert "[0] errors shown: []" in lines, out
+    assert any(l.startswith("[1] This numeric experiment needs numpy") for l in lines), out
+    assert any(l.startswith("[2] Skipped: this cell uses 'sweep'") for l in lines), out
+    assert any(l.startswith("[3] This plot needs matplotlib, which the browser edition loads "
+                            "from Pyodide's CDN; you are offline") for l in lines), out
+    assert any(l.startswith("[4] This numeric experiment needs numpy") for l in lines), out
+    assert "errors shown: ['NameError']" in out and "still running 27" in out, out
+    assert "Traceback" not in out.replace("NameError", ""), out

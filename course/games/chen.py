@@ -40,12 +40,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 
-from .._optional import lazy_module
+from .. import _pcg64
+from .._optional import Values, lazy_module, optional_import
 from ..errors import ParameterError
 from ..game import Game, Player
 from ..trees import TreeGame, game_to_tree
 
-np = lazy_module("numpy")  # imported on first use: building and sweeping the tree's arrays need it
+np = lazy_module("numpy")  # imported on first use: the vectorised sweep needs it
 
 __all__ = ["ChenTree", "SelectiveOutcome", "selective_sweep", "level_start", "MAX_NODES"]
 
@@ -80,7 +81,8 @@ class ChenTree(Game[int, int]):
     max_arc : int, optional
         Arc gains are uniform integers ``0 .. max_arc`` (Chen: 9).
     seed : int, optional
-        Seed for :func:`numpy.random.default_rng`.
+        Seed for :func:`numpy.random.default_rng`.  Without numpy (JupyterLite offline)
+        :mod:`course._pcg64` draws the same arc gains, so the tree is the same.
 
     Attributes
     ----------
@@ -121,7 +123,9 @@ class ChenTree(Game[int, int]):
 
     Notes
     -----
-    All arrays are read-only.  The decision errors Chen studies compare
+    All arrays are read-only; without numpy they are tuples
+    (:class:`~course._optional.Values`) holding the same numbers, built by plain loops.  The
+    decision errors Chen studies compare
     ``v`` of the move a search picks with ``v`` of the best move; see
     :func:`selective_sweep`.
     """
@@ -140,31 +144,10 @@ class ChenTree(Game[int, int]):
             )
         self.vmin = -m * (h // 2)
         self.vmax = m * ((h + 1) // 2)
-        bound = max(self.vmax, -self.vmin)
-        dtype = np.int16 if bound < 2 ** 15 else (np.int32 if bound < 2 ** 31 else np.int64)
-        arc_dtype = np.int8 if m < 2 ** 7 else dtype
-        rng = np.random.default_rng(self.seed)
-        arcs = rng.integers(0, m + 1, size=size, dtype=arc_dtype)
-        arcs[0] = 0
-        starts = self.level_starts
-        # EVAL, top-down: one vectorised step per level (Chen's dynamic programming pass).
-        evals = np.empty(size, dtype=dtype)
-        evals[0] = 0
-        for L in range(1, h + 1):
-            parents = evals[starts[L - 1]:starts[L]]
-            out = evals[starts[L]:starts[L + 1]].reshape(-1, b)
-            gains = arcs[starts[L]:starts[L + 1]].reshape(-1, b)
-            op = np.add if L % 2 == 1 else np.subtract      # MAX gains odd arcs, MIN even ones
-            op(parents[:, None], gains, out=out, casting="unsafe")
-        # v, bottom-up: the leaves' payoff is their EVAL; one max or min per level.
-        values = np.empty(size, dtype=dtype)
-        values[starts[h]:] = evals[starts[h]:]
-        for L in range(h - 1, -1, -1):
-            _reduce_children(values[starts[L + 1]:starts[L + 2]], b, maximise=L % 2 == 0,
-                             out=values[starts[L]:starts[L + 1]])
-        for array in (arcs, evals, values):
-            array.setflags(write=False)
-        self.arcs, self.evals, self.values = arcs, evals, values
+        numpy = optional_import("numpy")
+        build = _build_numpy if numpy is not None else _build_pure
+        self.arcs, self.evals, self.values = build(b, h, m, self.seed, self.level_starts,
+                                                   max(self.vmax, -self.vmin))
         self._moves = range(b)
 
     def __repr__(self) -> str:
@@ -200,12 +183,16 @@ class ChenTree(Game[int, int]):
 
         >>> ChenTree(2, 3).nodes_at_height(2)
         array([1, 2])
+
+        Without numpy, a :class:`range` of the same indices.
         """
         node_height = _check_int("node_height", node_height, 0)
         if node_height > self.height:
             raise ParameterError(f"node_height must be at most the tree height {self.height}, "
                                  f"got {node_height}")
         L = self.height - node_height
+        if optional_import("numpy") is None:
+            return range(self.level_starts[L], self.level_starts[L + 1])
         return np.arange(self.level_starts[L], self.level_starts[L + 1])
 
     def value(self, k: int) -> int:
@@ -257,6 +244,64 @@ class ChenTree(Game[int, int]):
         (7, True)
         """
         return game_to_tree(self, state, depth=depth, max_nodes=max_nodes)
+
+
+def _dtypes(max_arc: int, bound: int) -> tuple[str, str]:
+    """The numpy integer dtypes of the arcs and of EVAL/v: the smallest that hold them."""
+    dtype = "int16" if bound < 2 ** 15 else ("int32" if bound < 2 ** 31 else "int64")
+    return ("int8" if max_arc < 2 ** 7 else dtype), dtype
+
+
+def _build_numpy(b: int, h: int, m: int, seed: int, starts: tuple[int, ...], bound: int):
+    """Arcs, EVAL and v as read-only numpy arrays, one vectorised step per level."""
+    arc_dtype, dtype = _dtypes(m, bound)
+    size = starts[-1]
+    rng = np.random.default_rng(seed)
+    arcs = rng.integers(0, m + 1, size=size, dtype=arc_dtype)
+    arcs[0] = 0
+    # EVAL, top-down: one vectorised step per level (Chen's dynamic programming pass).
+    evals = np.empty(size, dtype=dtype)
+    evals[0] = 0
+    for L in range(1, h + 1):
+        parents = evals[starts[L - 1]:starts[L]]
+        out = evals[starts[L]:starts[L + 1]].reshape(-1, b)
+        gains = arcs[starts[L]:starts[L + 1]].reshape(-1, b)
+        op = np.add if L % 2 == 1 else np.subtract      # MAX gains odd arcs, MIN even ones
+        op(parents[:, None], gains, out=out, casting="unsafe")
+    # v, bottom-up: the leaves' payoff is their EVAL; one max or min per level.
+    values = np.empty(size, dtype=dtype)
+    values[starts[h]:] = evals[starts[h]:]
+    for L in range(h - 1, -1, -1):
+        _reduce_children(values[starts[L + 1]:starts[L + 2]], b, maximise=L % 2 == 0,
+                         out=values[starts[L]:starts[L + 1]])
+    for array in (arcs, evals, values):
+        array.setflags(write=False)
+    return arcs, evals, values
+
+
+def _build_pure(b: int, h: int, m: int, seed: int, starts: tuple[int, ...], bound: int):
+    """The same numbers as :func:`_build_numpy`, in tuples, without numpy.
+
+    >>> tree = ChenTree(3, 3, seed=4)
+    >>> pure = _build_pure(3, 3, 9, 4, tree.level_starts, 18)
+    >>> [list(a) for a in pure] == [a.tolist() for a in (tree.arcs, tree.evals, tree.values)]
+    True
+    """
+    arc_dtype, _ = _dtypes(m, bound)
+    size = starts[-1]
+    arcs = _pcg64.default_rng(seed).integers(0, m + 1, size=size, dtype=arc_dtype)
+    arcs[0] = 0
+    evals = [0] * size
+    for L in range(1, h + 1):          # MAX gains odd arcs, MIN even ones
+        sign = 1 if L % 2 == 1 else -1
+        for k in range(starts[L], starts[L + 1]):
+            evals[k] = evals[(k - 1) // b] + sign * arcs[k]
+    values = evals[:]
+    for L in range(h - 1, -1, -1):
+        pick = max if L % 2 == 0 else min
+        for k in range(starts[L], starts[L + 1]):
+            values[k] = pick(values[k * b + 1:k * b + 1 + b])
+    return Values(arcs), Values(evals), Values(values)
 
 
 def _reduce_children(child_values: np.ndarray, width: int, *, maximise: bool,

@@ -42,12 +42,11 @@ from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import TypeVar
 
-from .._optional import lazy_module
+from .. import _pcg64
+from .._optional import Values, optional_import
 from ..errors import ParameterError
 from ..game import Game, Path, Player
 from ..trees import TreeGame, game_to_tree
-
-np = lazy_module("numpy")  # imported on first use: drawing the leaves' random values needs it
 
 __all__ = [
     "RandomTree",
@@ -80,14 +79,23 @@ def _check_range(low, high) -> tuple[float, float]:
     return low, high
 
 
-def _draw_leaves(branching: int, depth: int, seed: int, low: float, high: float) -> np.ndarray:
+def _draw_leaves(branching: int, depth: int, seed: int, low: float,
+                 high: float) -> Sequence[float]:
+    """``default_rng(seed).uniform(low, high, size=b**d)``: numpy's, or the same numbers without it.
+
+    With numpy, a read-only array; without (JupyterLite offline), :mod:`course._pcg64`'s
+    bit-identical draws as a :class:`~course._optional.Values` tuple.
+    """
     n = branching ** depth
     if n > MAX_LEAVES:
         raise ParameterError(
             f"a tree with branching {branching} and depth {depth} has {n} leaves, more than "
             f"{MAX_LEAVES}; choose a smaller branching factor or depth"
         )
-    values = np.random.default_rng(seed).uniform(low, high, size=n)
+    numpy = optional_import("numpy")
+    if numpy is None:
+        return Values(_pcg64.default_rng(seed).uniform(low, high, size=n))
+    values = numpy.random.default_rng(seed).uniform(low, high, size=n)
     values.setflags(write=False)
     return values
 
@@ -161,7 +169,8 @@ class RandomTree(_UniformRandomTree[DecisionState]):
     seed : int
         Seed of :func:`numpy.random.default_rng` that drew the leaves.
     leaf_values : numpy.ndarray
-        The ``b**d`` leaf utilities, in left-to-right order (read-only).
+        The ``b**d`` leaf utilities, in left-to-right order (read-only).  Without numpy
+        (JupyterLite offline) the same numbers, drawn by :mod:`course._pcg64`, in a tuple.
     vmin, vmax : float
         ``low`` and ``high``: the range the leaves were drawn from.
     """
@@ -314,7 +323,8 @@ def random_tree(branching: int, depth: int, *, seed: int = 0, low: float = 0,
         ``d >= 0``, the depth of every leaf.  MAX moves at even depths (the
         root), MIN at odd depths.
     seed : int, optional
-        Seed for :func:`numpy.random.default_rng`; the same seed gives the same tree.
+        Seed for :func:`numpy.random.default_rng`; the same seed gives the same tree, with
+        or without numpy installed (:mod:`course._pcg64` draws the same numbers).
     low, high : float, optional
         The leaves are uniform reals in ``[low, high)``; these are also the
         game's ``vmin`` and ``vmax``.  Default ``[0, 100]`` as in the paper.

@@ -25,9 +25,10 @@ builds offline from package caches:
   it whole instead: the site then needs no network at all.
 
 Each notebook gets a first cell, added here and only in the site, that installs the course with
-piplite's ``%pip`` (and, in notebooks with numeric experiments, loads numpy and matplotlib), only
-when it runs in the browser: a notebook downloaded from the site and handed in runs unchanged in
-JupyterLab and in the sandboxed autograder.  ``!python -m course ...`` shell lines become
+piplite's ``%pip`` (and, in notebooks with plots or numeric experiments, loads numpy and
+matplotlib, saying so, and that offline those cells each print one line instead of running:
+:mod:`course._browser`), only when it runs in the browser: a notebook downloaded from the site
+and handed in runs unchanged in JupyterLab and in the sandboxed autograder.  ``!python -m course ...`` shell lines become
 ``%run -m course ...`` (there is no shell in the browser).
 """
 from __future__ import annotations
@@ -57,9 +58,11 @@ PIPLITE_PACKAGES = ("ipywidgets", "anywidget", "comm", "psygnal", "jupyterlab_wi
 KERNEL_LOCKED = ("micropip", "ipython", "jedi", "traitlets", "typing-extensions", "packaging")
 
 SETUP_TAG = "lite-setup"
-#: Code that needs numpy/matplotlib: the notebook's first cell then tries to load them.
-NUMERIC = re.compile(r"\bnumpy\b|\bnp\.|random_tree|ChenTree|course\.plots|\bplot_|matplotlib|"
-                     r"course\.experiments\.(?!paper\b)|ordering_explorer|epsilon_explorer")
+#: Code that needs numpy/matplotlib: the notebook's first cell then tries to load them.  (Random
+#: trees, Chen's trees and the explorers on them need neither: :mod:`course._pcg64` draws numpy's
+#: numbers in pure Python.)
+NUMERIC = re.compile(r"\bnumpy\b|\bnp\.|course\.plots|\bplot_|matplotlib|selective_sweep|"
+                     r"course\.experiments\.(?!paper\b)")
 SHELL_COURSE = re.compile(r"^(\s*)!\{sys\.executable\}\s+-m\s+course\b(.*)$", re.MULTILINE)
 
 SETUP_CODE = '''\
@@ -71,14 +74,19 @@ import sys
 if sys.platform == "emscripten":  # in the browser only; elsewhere this cell does nothing
     %pip install ipywidgets anywidget
     %pip install --no-deps course
+    import course  # also: a cell needing numpy/matplotlib that cannot load says so in one line
 '''
 NUMERIC_CODE = '''\
-    try:  # numpy and matplotlib come from Pyodide's CDN (or from this site, if it ships them)
+    # This lesson's plots and numeric experiments need numpy and matplotlib, which come from
+    # Pyodide's CDN (or from this site, if it ships them): offline, each of those cells prints
+    # one line saying so, and the rest of the lesson runs.
+    try:
         %pip install numpy matplotlib
         import matplotlib, numpy  # a failed download is only logged: check they are here
     except Exception as error:
-        print("numpy/matplotlib could not be loaded, so the numeric experiments and plots in "
-              f"this notebook will not run ({type(error).__name__}); everything else does.")
+        print("numpy/matplotlib could not be loaded (offline, or Pyodide's CDN is out of reach), "
+              "so the plots and numeric experiments in this notebook will not run "
+              f"({type(error).__name__}); everything else does.")
 '''
 
 
