@@ -464,7 +464,8 @@ class StudentSession:
                 reply["deeper"] = deeper
         except SessionError:
             raise
-        except (CourseError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        except (CourseError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+                NotImplementedError, ArithmeticError) as exc:
             from ..grading.instrument import GameUsageError
 
             if message.get("op") == "note":
