@@ -84,6 +84,15 @@ class _Guarded:
 #: How many sample positions :func:`_own_evaluation` compares with ``TicTacToe.evaluate``.
 SAMPLE_POSITIONS = 40
 
+#: Lines of Python per position (median over the sample positions) above which an evaluation
+#: function is flagged for review as one that searches: a feature count over the eight lines of
+#: a board runs about a hundred, a search two moves ahead thousands.
+SEARCH_LINES = 1000
+
+#: Printed in a test's output (and so listed by ``python -m course.grading autograde``) before a
+#: finding that does not change the score but that the instructor should look at.
+REVIEW_MARK = "Flagged for the instructor's review:"
+
 
 def _sample_positions() -> list:
     """Unfinished tic-tac-toe positions (0 to 5 marks, seeded), where EVALs are compared."""
@@ -96,24 +105,50 @@ def _sample_positions() -> list:
     return out[:SAMPLE_POSITIONS]
 
 
-def _own_evaluation(evaluate: Callable[[Any], float], time_limit: float | None) -> None:
+def _own_evaluation(evaluate: Callable[[Any], float], time_limit: float | None, *,
+                    measure: bool = False) -> None:
     """Fail if ``evaluate`` returns exactly ``TicTacToe.evaluate``'s value on every sample position.
 
     The assignment asks for the student's own evaluation function; the game's
-    own one would pass the targets without any work.
+    own one would pass the targets without any work.  With ``measure``, an
+    evaluation function graded in the sandbox also has its work counted (lines
+    of Python per position): one that searches ahead is flagged for review.
     """
     from ..games.tictactoe import TicTacToe
 
     game = TicTacToe()
     positions = _sample_positions()
     theirs = [game.evaluate(s) for s in positions]
-    mine = _run("your evaluation function on sample positions", lambda: [evaluate(s) for s in positions],
-                time_limit)
+    counted = getattr(evaluate, "counted", None) if measure else None
+    if counted is None:
+        mine = _run("your evaluation function on sample positions",
+                    lambda: [evaluate(s) for s in positions], time_limit)
+    else:
+        pairs = _run("your evaluation function on sample positions",
+                     lambda: [counted(s) for s in positions], time_limit)
+        mine = [value for value, _ in pairs]
+        _flag_search([lines for _, lines in pairs])
     if all(isinstance(a, Real) and not isinstance(a, bool) and a == b for a, b in zip(mine, theirs)):
         raise CheckFailed(
             f"your evaluation function returns exactly the values of the course's TicTacToe.evaluate "
             f"on all {len(positions)} sample positions.\nThe assignment asks for your own idea: do "
             "not call or copy TicTacToe.evaluate.")
+
+
+def _flag_search(lines: list) -> None:
+    """Print a review flag if the counted lines per position say the function searches."""
+    known = [n for n in lines if isinstance(n, int)]
+    if not known:
+        return
+    if any(n < 0 for n in known):
+        print(f"{REVIEW_MARK} your evaluation function switched off the grader's count of its "
+              "work (sys.settrace); it is looked at by hand.")
+        return
+    median = sorted(known)[len(known) // 2]
+    if median > SEARCH_LINES:
+        print(f"{REVIEW_MARK} your evaluation function runs about {median} lines of Python per "
+              f"position (an estimate from the board's features needs far fewer than "
+              f"{SEARCH_LINES}); an evaluation function that searches ahead is looked at by hand.")
 
 
 def _run(what: str, call: Callable[[], Any], time_limit: float | None) -> Any:
@@ -174,7 +209,7 @@ def check_evaluation_ordering(evaluate: Callable[[Any], float], *, seed: int = 5
         If ``evaluate`` raises or is too slow.
     """
     __tracebackhide__ = True
-    _own_evaluation(evaluate, time_limit)
+    _own_evaluation(evaluate, time_limit, measure=True)
     cases = tictactoe_cases(seed, count, marks=(1, 3))
     given = _given_order_leaves(seed, count)
     guarded = _Guarded(evaluate, cases[0].game.vmin, cases[0].game.vmax)

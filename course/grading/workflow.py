@@ -950,6 +950,7 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                     record.reason = "; ".join(r for r in (record.reason, why) if r)
                 if message.get("success"):
                     _keep_hand_grades(layout, job, kept, lock)
+                    record.review += _review_flags(layout, *job)
                 _fill_scores(layout, record, lock)
                 try:
                     watch.check(f"{job[0]}/{job[1]}")
@@ -1129,6 +1130,8 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         if log is not None:
             note = f"  ({record.reason})" if record.reason else ""
             log(f"{describe_record(record)}{note}  [{record.seconds:.1f} s]")
+            for item in record.review:
+                log(f"    review: {item}")
 
     with tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
         staged: dict[tuple[str, str], GradeRecord] = {}
@@ -1367,6 +1370,27 @@ def _untouched(layout: CourseLayout, student: str, assignment: str) -> bool:
             answers = _answer_sources(notebooks)
             return answers is not None and all(answers.get(g, text) == text for g, text in release.items())
     return False
+
+
+def _review_flags(layout: CourseLayout, student: str, assignment: str) -> list[str]:
+    """The review flags the tests printed in the autograded notebooks (they change no score)."""
+    import nbformat
+
+    from .evaluation import REVIEW_MARK
+
+    flags = []
+    for path in sorted((layout.autograded / student / assignment).glob("*.ipynb")):
+        try:
+            nb = nbformat.read(path, as_version=4)
+        except Exception:  # noqa: BLE001 - a broken graded copy has no flags to report
+            continue
+        for cell in nb.cells:
+            gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "?")
+            for output in cell.get("outputs", []) if cell.cell_type == "code" else ():
+                for line in str(output.get("text", "")).splitlines():
+                    if line.startswith(REVIEW_MARK):
+                        flags.append(f"{path.name} [{gid}]: {line[len(REVIEW_MARK):].strip()}")
+    return flags
 
 
 def _error_names(layout: CourseLayout, student: str, assignment: str) -> dict[str, str]:

@@ -148,6 +148,7 @@ class StudentSession:
         self._infos: dict[int, dict] = {}
         self._calls = 0
         self.restarts = 0
+        self.last_lines: int | None = None
 
     # -- process -------------------------------------------------------------
     def start(self) -> None:
@@ -392,8 +393,12 @@ class StudentSession:
         """The student's function ``name`` as a callable of the grader's."""
         return RemoteFunction(self, name)
 
-    def call(self, name: str, args: Sequence[Any]) -> Any:
-        """Call the student's ``name(*args)``; answer its requests until it returns."""
+    def call(self, name: str, args: Sequence[Any], *, count: bool = False) -> Any:
+        """Call the student's ``name(*args)``; answer its requests until it returns.
+
+        With ``count``, the sandbox also counts the lines of Python the call runs:
+        :attr:`last_lines` (-1 if the student's code switched the counting off).
+        """
         if self.proc is None or self.proc.poll() is not None:
             self.restart()
         self._objects, self._handles = [], {}
@@ -404,8 +409,12 @@ class StudentSession:
         self._send({"op": "forget"})
         self._calls += 1
         call_id = f"{self._calls}-{os.urandom(6).hex()}"
-        self._send({"op": "call", "id": call_id, "name": name,
-                    "args": [encode(a, self._handle) for a in args]})
+        request = {"op": "call", "id": call_id, "name": name,
+                   "args": [encode(a, self._handle) for a in args]}
+        if count:
+            request["count"] = True
+        self.last_lines = None
+        self._send(request)
         try:
             return self._serve(call_id)
         except BaseException:
@@ -424,6 +433,8 @@ class StudentSession:
                 self._answer(message)
             elif op == "return":
                 _print(message.get("stdout"))
+                lines = message.get("lines")
+                self.last_lines = lines if isinstance(lines, int) and not isinstance(lines, bool) else None
                 return decode(message.get("value"), self._resolve)
             elif op == "error":
                 _print(message.get("stdout"))
@@ -588,6 +599,12 @@ class RemoteFunction:
 
     def __call__(self, *args: Any) -> Any:
         return self.session.call(self.name, args)
+
+    def counted(self, *args: Any) -> tuple[Any, int | None]:
+        """Call it and count the lines of Python it runs: ``(value, lines)``; ``lines`` is -1
+        if the student's code switched the counting off, None if the sandbox did not say."""
+        value = self.session.call(self.name, args, count=True)
+        return value, self.session.last_lines
 
     def __repr__(self) -> str:
         return f"<student's function {self.name} (sandboxed)>"
