@@ -103,3 +103,18 @@ def test_the_workflow_lists_the_flags(tmp_path):
     nbformat.write(nb, str(folder / "ordering.ipynb"))
     assert _review_flags(layout, "ada", "a5_ordering") == [
         "ordering.ipynb [a5-test-evaluation-ordering]: it searches"]
+
+
+def test_a_failing_instructor_cell_stops_grading_instead_of_failing_every_test():
+    # before: the error was swallowed, every test then failed with a NameError, and the student
+    # got zero for the course's own mistake
+    from course.grading.sandboxed import GraderSetupError, grade_notebook
+
+    cells = [{"kind": "locked", "source": "", "trusted_source": "from course.grading import no_such_check"},
+             {"kind": "student", "source": "def f():\n    return 1", "trusted_source": ""},
+             {"kind": "test", "source": "", "trusted_source": "no_such_check(f)"}]
+    with pytest.raises(GraderSetupError, match="read-only cell 1 .*ImportError"):
+        grade_notebook(cells, secret=None)
+    cells[0]["trusted_source"] = "from course.grading import check_minimax_value"
+    results = grade_notebook(cells, secret=None)
+    assert results[2]["passed"] is False       # the test itself runs (and fails on its own terms)

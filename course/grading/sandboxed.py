@@ -48,6 +48,7 @@ from traitlets import Bool, Float, Unicode
 
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 
+from ..errors import CourseError
 from ..sandbox import StudentSession
 from ..sandbox.inside import plain_python
 from ..sandbox.session import SessionError
@@ -269,7 +270,15 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
         namespace: dict[str, Any] = {"__name__": "__grader__"}
         for i, cell in enumerate(cells):
             if cell["kind"] == "locked":
-                _run_code(plain_python(cell["trusted_source"]), namespace, f"<locked cell {i + 1}>")
+                _, exc = _run_code(plain_python(cell["trusted_source"]), namespace,
+                                   f"<locked cell {i + 1}>")
+                if exc is not None:
+                    # the instructor's own cell, as released: nothing of the student's has run
+                    # here, so a failure is the course's (a missing package, a renamed check),
+                    # and grading must stop rather than fail every test of every student
+                    raise GraderSetupError(
+                        f"the instructor's read-only cell {i + 1} fails in the grader, so no test "
+                        f"can run: {type(exc).__name__}: {exc}") from exc
         for name in session.names:
             # only the student's own functions: a name the instructor's cells define (the checks,
             # the case builders) or a built-in is never replaced by the student's
@@ -307,6 +316,10 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
     finally:
         session.close()
     return results
+
+
+class GraderSetupError(CourseError):
+    """An instructor's read-only cell fails in the grader: the submission is not graded."""
 
 
 def _message(exc: BaseException) -> str:
