@@ -55,7 +55,7 @@ from ..trees import TreeGame, TreeNode, game_to_tree
 from .picture import TreePicture
 from .style import FONT, PALETTE, fmt_number, fmt_probability, text_width
 
-__all__ = ["draw_tree", "describe_event"]
+__all__ = ["draw_tree", "describe_event", "room_for_bounds"]
 
 #: Largest tree :func:`draw_tree` expands from a general game before collapsing it.
 EXPAND_LIMIT = 20_000
@@ -466,6 +466,44 @@ def _widen(widths: dict[Path, dict[str, float]], key: Path, texts: dict[str, str
                 entry[role] = w
 
 
+def _at_least(widths: dict[Path, dict[str, float]],
+              floor: dict[Path, dict[str, float]]) -> dict[Path, dict[str, float]]:
+    """A copy of ``widths`` in which every line is at least as wide as in ``floor``."""
+    merged = {path: dict(roles) for path, roles in widths.items()}
+    for path, roles in floor.items():
+        entry = merged.setdefault(path, {})
+        for role, width in roles.items():
+            if width > entry.get(role, 0.0):
+                entry[role] = width
+    return merged
+
+
+def room_for_bounds(game: TreeGame, low: float, high: float) -> dict[Path, dict[str, float]]:
+    """Sizes (for :func:`draw_tree`'s ``sizes``) holding the bounds ``[L, U]`` in every inner node.
+
+    ``L`` and ``U`` are taken between ``low`` and ``high``; the widest of a few values of that
+    range as :func:`~course.draw.style.fmt_number` writes them (``88.9``, ``-5.56``) is reserved,
+    so that bounded searches (BAB, Star1) at other settings rarely need bigger nodes.
+
+    >>> from course.examples import bab_figure3
+    >>> room = room_for_bounds(bab_figure3(), 0, 100)
+    >>> room[()]["value"] > text_width("[0, 100]", VALUE_PT)
+    True
+    """
+    span = high - low
+    numbers = [low, high] + [low + span * k / 9 for k in range(1, 9)] if math.isfinite(span) else []
+    widest = max((fmt_number(x) for x in numbers), key=lambda t: text_width(t, VALUE_PT), default="0")
+    width = text_width(f"[{widest}, {widest}]", VALUE_PT)
+    room: dict[Path, dict[str, float]] = {}
+    stack: list[tuple[TreeNode, Path]] = [(game.root, ())]
+    while stack:
+        node, path = stack.pop()
+        if not node.is_leaf:
+            room[path] = {"value": width}
+            stack.extend((child, path + (i,)) for i, child in enumerate(node.children))
+    return room
+
+
 def _inches(points: float) -> float:
     return round(points / 72.0, 3)
 
@@ -567,6 +605,7 @@ def draw_tree(
     legend: bool = False,
     show_window: bool = True,
     title: str | None = None,
+    sizes: dict[Path, dict[str, float]] | None = None,
 ) -> TreePicture:
     """Draw a game tree, or a search on it, as a Graphviz picture.
 
@@ -597,6 +636,14 @@ def draw_tree(
     title : str, optional
         A caption.  Default: for a search, its name, result and leaf count
         (or the step shown); for a bare tree, none.  ``""`` draws none.
+    sizes : dict, optional
+        The widths (points) of the label lines of each node drawn so far with
+        this dict (path -> line role -> width), read and updated in place:
+        every node is drawn at least as big as it was in those pictures.  An
+        explorer passes one dict to the successive pictures of one tree, so
+        nodes never shrink and a slider that only changes labels and colours
+        keeps the layout (the browser then restyles the picture instead of
+        laying it out again).
 
     Returns
     -------
@@ -679,8 +726,12 @@ def draw_tree(
         step = full if upto is None else _replay(events[:upto], algorithm, show_window=show_window)
 
     expanded = _choose_expanded(tree, visited, horizon, max_nodes, max_depth)
+    if sizes is not None:
+        widths = _at_least(widths, sizes)
     builder = _Builder(tree, algorithm, step, show_window, widths, upto is not None)
     builder.walk(tree.root, (), expanded)
+    if sizes is not None:
+        sizes.update(_at_least(sizes, builder.widths))
     if result is not None and (upto is None or upto >= len(events)):
         builder.highlight_move(result.move)
     if title is None and result is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from ..draw import draw_tree
+from ..draw.render import room_for_bounds
 from ..errors import ParameterError
 from ..game import Game
 from ..search import bab, expectimax
@@ -105,9 +106,12 @@ class EpsilonExplorer(Explorer):
             self.baseline = bab(game, epsilon=0)
             self.true_value = expectimax(game).value
             self._baseline_for = game
+            # room for any [L, U], and nodes of this tree never shrink: an ε change keeps the layout
+            self._sizes = room_for_bounds(game, game.vmin, game.vmax)
         eps = self.epsilon.value
         self.result = result = bab(game, epsilon=eps, trace=True)
-        picture = draw_tree(game, result, max_nodes=self.max_nodes, show_window=False)
+        picture = draw_tree(game, result, max_nodes=self.max_nodes, show_window=False,
+                            sizes=self._sizes)
         base = self.baseline
         er = result.expanded / base.expanded if base.expanded else 1.0
         amb = result.upper - result.lower
