@@ -704,6 +704,21 @@ function render({ model, el }) {
       channel.port2.postMessage(0);
     });
   }
+  // The kernel hears of the pictures drawn (render_ms, renders) once things calm down, not at
+  // each one: a message per picture would keep the kernel busy while a slider is moving.
+  let drawn = 0, lastMs = 0, reportTimer = null;
+  function reportSoon() {
+    if (reportTimer !== null) return;
+    reportTimer = setTimeout(() => {
+      reportTimer = null;
+      if (disposed) return;
+      if (model.get("error")) model.set("error", "");
+      model.set("render_ms", Math.round(lastMs * 10) / 10);
+      model.set("renders", (model.get("renders") || 0) + drawn);
+      drawn = 0;
+      model.save_changes();
+    }, 250);
+  }
   // Graphviz lays out `dot` and the new SVG replaces the old one; false if Graphviz failed.
   async function layOut(dot, next) {
     let fresh;
@@ -768,10 +783,9 @@ function render({ model, el }) {
         root.dataset.renderMs = ms.toFixed(1);
         root.dataset.restyled = restyled ? "1" : "0";
         root.dataset.renders = String(Number(root.dataset.renders || 0) + 1);
-        model.set("error", "");
-        model.set("render_ms", Math.round(ms * 10) / 10);
-        model.set("renders", (model.get("renders") || 0) + 1);
-        model.save_changes();
+        drawn += 1;
+        lastMs = ms;
+        reportSoon();
       }
     } finally {
       drawing = false;
@@ -853,6 +867,7 @@ function render({ model, el }) {
   onDot();
   return () => {
     disposed = true;
+    if (reportTimer !== null) clearTimeout(reportTimer);
     observer.disconnect();
     themeWatch.disconnect();
     model.off("change:max_height", onHeight);

@@ -86,9 +86,10 @@ class TreeView(anywidget.AnyWidget):
     focus : str
         Id of the node last clicked (its subtree is zoomed to), set by the browser.
     render_ms : float
-        Milliseconds the browser took for the last layout and redraw (set by the browser).
+        Milliseconds the browser took for the last layout (or restyle) and redraw (set by the
+        browser a quarter of a second after a picture, not for each one of a quick series).
     renders : int
-        How many pictures the browser has drawn (set by the browser).
+        How many pictures the browser has drawn (set by the browser, as ``render_ms``).
     error : str
         The browser's last layout error ("" if none).
     """
