@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import combinations
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -391,9 +392,18 @@ def _html_label(kind: str, texts: dict[str, str], *, value_pt: int = VALUE_PT) -
     return _Html("<BR/>".join(parts)) if parts else ""
 
 
+#: Room left in triangles and circles for a wider font than Helvetica, per line role.  A
+#: browser or viewer without Helvetica or a metric twin (Arial, Liberation Sans) draws labels in
+#: its own sans-serif, often DejaVu Sans: digits 14 % wider, "α=-∞ β=+∞" 24 % wider.  A box
+#: keeps its margins instead; a triangle narrows towards its tip, so it needs the room.
+_FONT_SLACK = {"name": 1.15, "value": 1.15, "note": 1.25}
+
+
 def _lines(kind: str, widths: dict[str, float]) -> list[tuple[float, float]]:
-    """(width, height) of each present line of a kind's label, top to bottom."""
-    return [(widths[role], _ROLE_PT[role] * _LINE) for role in _ORDER[kind] if widths.get(role)]
+    """(room, height) of each present line of a kind's label, top to bottom (room: its width
+    with the slack for wider fonts)."""
+    return [(widths[role] * _FONT_SLACK[role], _ROLE_PT[role] * _LINE)
+            for role in _ORDER[kind] if widths.get(role)]
 
 
 def _triangle_width(lines: list[tuple[float, float]], height: float, *, up: bool) -> float:
@@ -447,8 +457,13 @@ def _size(kind: str, widths: dict[str, float], heights: dict[str, float]) -> tup
     """(width, height) in points of a node whose label lines have these widths."""
     lines = _lines(kind, widths)
     if kind in ("max", "min"):
+        # a step-through shows some lines only at some steps (the window before the value):
+        # the lines then stack differently, so every combination of them must fit
         height = heights["tri"]
-        return max(36.0, _triangle_width(lines, height, up=kind == "max")), height
+        combos = (combo for n in range(1, len(lines) + 1) for combo in combinations(lines, n))
+        width = max((_triangle_width(list(combo), height, up=kind == "max") for combo in combos),
+                    default=0.0)
+        return max(36.0, width), height
     if kind == "chance":
         diameter = max(30.0, _circle_diameter(lines))
         return diameter, diameter

@@ -62,6 +62,8 @@ const CSS = `
 .course-tree-view .ctv-port > svg { position: absolute; left: 0; top: 0; transform-origin: 0 0;
   max-width: none; }
 .course-tree-view .ctv-port g.node { cursor: pointer; }
+.course-tree-view .ctv-port svg text { font-family: Helvetica, Arial, "Liberation Sans", Arimo,
+  "Nimbus Sans", "Nimbus Sans L", sans-serif; }
 .course-tree-view.ctv-dark .ctv-port { filter: invert(0.9) hue-rotate(180deg); }
 .course-tree-view .ctv-error { color: #b00020; white-space: pre-wrap; }
 .course-tree-view details.ctv-legend { margin-top: 4px; }
@@ -114,8 +116,9 @@ function smallestFont(svg) {
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const XLINK_NS = "http://www.w3.org/1999/xlink";
-// attributes that do not move anything (for a fixed-size node, its label does not either)
-const NODE_STYLE = new Set(["style", "fillcolor", "color", "fontcolor", "penwidth", "tooltip", "label"]);
+// attributes that do not move anything (for a fixed-size node, its label does not either; a
+// node's pen width does: Graphviz ends edges at the outside of its outline)
+const NODE_STYLE = new Set(["style", "fillcolor", "color", "fontcolor", "tooltip", "label"]);
 const EDGE_STYLE = new Set(["style", "color", "fontcolor", "penwidth", "tooltip", "taillabel",
                             "labelangle", "labeldistance"]);
 
@@ -196,7 +199,7 @@ function layoutKey(picture) {
   const fixedDefault = picture.node.fixedsize === "true";
   for (const [id, { attrs }] of picture.nodes) {
     const fixed = attrs.fixedsize === undefined ? fixedDefault : attrs.fixedsize === "true";
-    const kept = [id, "tooltip" in attrs];
+    const kept = [id, "tooltip" in attrs, /bold/.test(attrs.style || "")];
     for (const k in attrs) if (!NODE_STYLE.has(k) || (k === "label" && !fixed)) kept.push(k, attrs[k]);
     parts.push(JSON.stringify(kept));
   }
