@@ -493,8 +493,10 @@ def _at_least(widths: dict[Path, dict[str, float]],
     return merged
 
 
-def room_for_bounds(game: TreeGame, low: float, high: float) -> dict[Path, dict[str, float]]:
+def room_for_bounds(game: Game, low: float, high: float) -> dict[Path, dict[str, float]]:
     """Sizes (for :func:`draw_tree`'s ``sizes``) holding the bounds ``[L, U]`` in every inner node.
+
+    ``game`` is a :class:`~course.trees.TreeGame` or a game expanded to one.
 
     ``L`` and ``U`` are taken between ``low`` and ``high``; the widest of a few values of that
     range as :func:`~course.draw.style.fmt_number` writes them (``88.9``, ``-5.56``) is reserved,
@@ -509,8 +511,9 @@ def room_for_bounds(game: TreeGame, low: float, high: float) -> dict[Path, dict[
     numbers = [low, high] + [low + span * k / 9 for k in range(1, 9)] if math.isfinite(span) else []
     widest = max((fmt_number(x) for x in numbers), key=lambda t: text_width(t, VALUE_PT), default="0")
     width = text_width(f"[{widest}, {widest}]", VALUE_PT)
+    tree = game if isinstance(game, TreeGame) else game_to_tree(game, max_nodes=EXPAND_LIMIT)
     room: dict[Path, dict[str, float]] = {}
-    stack: list[tuple[TreeNode, Path]] = [(game.root, ())]
+    stack: list[tuple[TreeNode, Path]] = [(tree.root, ())]
     while stack:
         node, path = stack.pop()
         if not node.is_leaf:
