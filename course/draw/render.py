@@ -75,6 +75,7 @@ NOTE_PT = 8
 NAME_PT = 9
 EDGE_PT = 10
 TITLE_PT = 13
+SUMMARY_PT = 10
 _LINE = 1.22          # line height per point of font size
 _PAD = 5.0            # horizontal room left beside text inside a shape
 
@@ -913,14 +914,20 @@ class _Builder:
             else:
                 status, note = "pending", "not reached yet" if self.stepping else "not visited"
         self.statuses[sid] = "summary"
-        attrs = {"id": sid, "shape": "box3d", "fixedsize": "false", "margin": "0.1,0.03",
+        # sized for every note it can take, so a new search on the same tree keeps the layout
+        notes = (note, "pruned", "not reached yet" if self.stepping else "not visited",
+                 f"{leaves} evaluated")
+        width = max(text_width(line, SUMMARY_PT), *(text_width(n, NOTE_PT) for n in notes))
+        attrs = {"id": sid, "shape": "box3d", "fixedsize": "true",
+                 "width": _inches(width * _FONT_SLACK["value"] + 2 * _PAD + 4),
+                 "height": _inches(36.0),
                  "tooltip": f"summary of the children of {format_path(path)}: {line[2:]}"
                             + (f", {note}" if note else "") + extra}
         style_status = "visited" if status in ("unvisited", "current") else status
         attrs.update(_node_style(style_status, "summary"))
         if status == "current":
             attrs.update(color=PALETTE["current"], penwidth=3.0)
-        attrs["label"] = _html_label("summary", {"value": line, "note": note}, value_pt=10)
+        attrs["label"] = _html_label("summary", {"value": line, "note": note}, value_pt=SUMMARY_PT)
         attrs["_kind"] = "summary"
         self.nodes.append((sid, attrs))
         edge = {"id": _node_id(path, "e_s")}
