@@ -342,7 +342,9 @@ def _node_id(path: Path, prefix: str = "n") -> str:
 
 
 def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    if "\\" in text or '"' in text or "\n" in text:
+        text = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return '"' + text + '"'
 
 
 def _attrs(**attrs: Any) -> str:
@@ -350,7 +352,9 @@ def _attrs(**attrs: Any) -> str:
     for key, value in attrs.items():
         if value is None:
             continue
-        if isinstance(value, _Html):
+        if type(value) is str:
+            parts.append(f"{key}={_quote(value)}")
+        elif isinstance(value, _Html):
             parts.append(f"{key}=<{value.text}>")
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             parts.append(f"{key}={value:.4g}")
