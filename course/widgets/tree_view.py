@@ -72,7 +72,10 @@ class TreeView(anywidget.AnyWidget):
     ----------
     dot : str
         The DOT text shown ("" shows nothing).  Setting it redraws in place; the reader's zoom
-        and position are kept unless they never moved the view.
+        and position are kept unless they never moved the view.  A DOT written by
+        :func:`course.draw.draw_tree` whose nodes and edges and their sizes are those shown is
+        not laid out again: the picture is restyled (colours, lines, labels, tooltips, ``cut``
+        marks), as Graphviz would draw it, in a few milliseconds.
     nodes : dict
         Graphviz id -> status of the picture's nodes (from the :class:`TreePicture`).
     max_height : int
