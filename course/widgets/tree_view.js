@@ -6,8 +6,10 @@
 // from one picture to the next (nodes glide to their new places).  A new `dot` is framed as
 // the reader last chose: the initial view again (fit when that keeps every label readable, else
 // readable and centred on the root), fit or readable after those buttons, or the same zoom and
-// position once they zoomed, panned or clicked a node.  Viz.js is asked from the kernel once per page (a custom message answered with the
-// bundle as a binary buffer) and shared by every TreeView of the page.
+// position once they zoomed, panned or clicked a node.  A new `dot` whose layout is the one shown
+// (same nodes and edges, same sizes) is not laid out again: the SVG is restyled in place (see
+// "Restyling in place" below).  Viz.js is asked from the kernel once per page (a custom message
+// answered with the bundle as a binary buffer) and shared by every TreeView of the page.
 
 const MAX_ZOOM = 4;
 const MIN_ZOOM = 0.05;
