@@ -609,6 +609,26 @@ def _rebase(node: TreeNode, cut: int) -> TreeNode:
                     node.label, _size=node.size)
 
 
+def _explored(tree: _Tree, search: SearchResult) -> tuple[set[Path], set[Path]]:
+    """The inner nodes ``search`` visited, and those it evaluated as leaves (its horizon).
+
+    Raises
+    ------
+    ParameterError
+        If ``search`` is not a traced search result.
+    """
+    if not isinstance(search, SearchResult) or search.trace is None:
+        raise ParameterError("expand_from must be a search result run with trace=True")
+    recs = _replay(tuple(search.trace.events), search.algorithm, show_window=False).recs
+    visited = {p for p, rec in recs.items() if rec.player not in (None, "leaf")}
+    horizon = set()
+    for path, rec in recs.items():
+        node = tree.node(path)
+        if rec.player == "leaf" and node is not None and not node.is_leaf:
+            horizon.add(path)
+    return visited, horizon
+
+
 def _check_int(name: str, value: Any, minimum: int, *, allow_none: bool) -> None:
     if value is None and allow_none:
         return
@@ -629,6 +649,7 @@ def draw_tree(
     show_window: bool = True,
     title: str | None = None,
     sizes: dict[Path, dict[str, float]] | None = None,
+    expand_from: SearchResult | None = None,
 ) -> TreePicture:
     """Draw a game tree, or a search on it, as a Graphviz picture.
 
@@ -667,6 +688,11 @@ def draw_tree(
         nodes never shrink and a slider that only changes labels and colours
         keeps the layout (the browser then restyles the picture instead of
         laying it out again).
+    expand_from : SearchResult, optional
+        A traced search on the same tree whose visited part decides which
+        nodes are drawn when the tree is cut down to ``max_nodes`` (default:
+        ``result``).  An explorer passes one search (ε = 0) for all the
+        pictures of one tree, so the same nodes are drawn whatever ε prunes.
 
     Returns
     -------
@@ -748,6 +774,8 @@ def draw_tree(
         visited = {p for p, rec in full.recs.items() if rec.player not in (None, "leaf")}
         step = full if upto is None else _replay(events[:upto], algorithm, show_window=show_window)
 
+    if expand_from is not None:
+        visited, horizon = _explored(tree, expand_from)
     expanded = _choose_expanded(tree, visited, horizon, max_nodes, max_depth)
     if sizes is not None:
         widths = _at_least(widths, sizes)

@@ -32,7 +32,9 @@ function loadViz(model) {
       const url = URL.createObjectURL(new Blob([buffers[0]], { type: "text/javascript" }));
       try {
         const module = await import(/* webpackIgnore: true */ url);
-        resolve(await module.instance());
+        const viz = await module.instance();
+        g.__courseVizReady = viz;       // for restyling, which never waits
+        resolve(viz);
       } catch (error) {
         reject(error);
       } finally {
@@ -181,6 +183,7 @@ function readDot(dot) {
     const raw = line.slice(m[0].length);
     if (m[2] === undefined && (m[1] === "graph" || m[1] === "node" || m[1] === "edge")) {
       out[m[1]] = attrs;
+      Object.defineProperty(attrs, "raw", { value: raw });   // not enumerable: not in the key
       out.order.push(m[1] + raw);
     } else if (m[2] === undefined) {
       if (attrs.id !== undefined && attrs.id !== m[1]) return null;
@@ -354,6 +357,35 @@ function nodePlace(attrs, picture) {
   return (attrs.shape ?? picture.node.shape) + "/" + (attrs.height ?? picture.node.height);
 }
 
+// Where the lines of a label go (see lineKey): learned from the pictures drawn, or else from
+// Graphviz laying out that one node (or edge) alone, `statements` of a tiny graph (a few ms).
+function linesFor(places, key, statements, id, edgeAttrs) {
+  if (places.has(key)) return places.get(key);
+  const viz = globalThis.__courseVizReady;
+  if (!viz) return null;
+  let alone;
+  try {
+    alone = viz.renderSVGElement(`digraph alone {\n${statements()}\n}`);
+  } catch (error) {
+    return null;
+  }
+  const g = elementsById(alone).get(id);
+  if (!g) return null;
+  const texts = Array.from(g.querySelectorAll("text"));
+  let centre;
+  if (edgeAttrs) {
+    const n = key.split("|")[1].split(",").length;
+    texts.splice(0, texts.length - n);
+    centre = tailSpot(g, edgeAttrs);
+  } else {
+    centre = shapeBox(g);
+  }
+  if (!centre || !texts.length) return null;
+  const dys = texts.map((t) => num(t.getAttribute("y"), 0) - centre.cy);
+  places.set(key, dys);
+  return dys;
+}
+
 // Text elements for `lines` at x, y0 + dy[i], styled like `model` (a text of the picture).
 function makeTexts(lines, x, y0, dys, model) {
   return lines.map((line, i) => {
@@ -427,7 +459,8 @@ function restyle(svg, old, next, places) {
     let box = null, dys = null;
     if (!sameLines) {
       box = shapeBox(g);
-      dys = lines.length ? places.get(lineKey(nodePlace(attrs, next), lines)) : [];
+      dys = lines.length ? linesFor(places, lineKey(nodePlace(attrs, next), lines),
+                                    () => `node [${next.node.raw}\n${id} [${entry.raw}`, id, null) : [];
       if (!box || !dys) return false;
     }
     const stroke = strokeOf(attrs, nodeDefaults);
@@ -467,28 +500,27 @@ function restyle(svg, old, next, places) {
     // Graphviz wraps an edge with a tooltip in a link (and each of its labels in another)
     const tipped = "tooltip" in attrs;
     const wrap = tipped !== ("tooltip" in before.attrs);
-    if (wrap && (allTexts.length || tail.length)) return false;
+    // (only for an edge without labels once restyled: the old tail label goes first)
+    if (wrap && (labelTexts.length || (tipped && tail.length))) return false;
     let spot = null, dys = null;
     if (JSON.stringify(before.attrs.taillabel) !== JSON.stringify(attrs.taillabel) && tail.length) {
       spot = tailSpot(g, attrs);
-      dys = places.get(lineKey("tail", tail));
+      dys = linesFor(places, lineKey("tail", tail),
+                     () => `edge [${next.edge.raw}\na -> b [${entry.raw}`, id, attrs);
       if (!spot || !dys) return false;
     }
     const tip = attrs.tooltip;
     jobs.push(() => {
+      if (spot || !tail.length) for (const t of tailTexts) t.remove();
+      else tailTexts.forEach((t, i) => styleText(t, tail[i]));
       if (wrap) linkEdge(g, tipped ? tip : null);
       for (const s of g.querySelectorAll("path, polygon")) setStroke(s, stroke);
       for (const t of labelTexts) t.setAttribute("fill", ink);
       const link = g.querySelector("a");
       if (link && tip !== undefined) link.setAttributeNS(XLINK_NS, "xlink:title", tip);
-      if (spot || !tail.length) {
-        for (const t of tailTexts) t.remove();
-        if (spot) {
-          const parent = (labelTexts[0] && labelTexts[0].parentNode) || link || g;
-          for (const t of makeTexts(tail, spot.cx, spot.cy, dys, model)) parent.appendChild(t);
-        }
-      } else {
-        tailTexts.forEach((t, i) => styleText(t, tail[i]));
+      if (spot) {
+        const parent = (labelTexts[0] && labelTexts[0].parentNode) || link || g;
+        for (const t of makeTexts(tail, spot.cx, spot.cy, dys, model)) parent.appendChild(t);
       }
     });
   }

@@ -8,7 +8,8 @@ size (the page is 1400 px wide, so the notebook pane is about 968 px):
 * the picture pane is no wider than the notebook pane, and has zoom controls whose labels fit;
 * moving a slider (or choosing an option) redraws the picture (the time is printed);
 * ``+``, Ctrl + wheel and a drag change the view; *fit* shows the whole picture (also the next
-  one); clicking a node zooms to its subtree; on the ε explorer the nodes glide to new places;
+  one); clicking a node zooms to its subtree; on the ordering explorer the nodes glide to new
+  places, on the ε explorer the picture is restyled in place (the same nodes are drawn);
 * nothing is written to the browser console as an error.
 
 A screenshot of each explorer is saved in the test's temporary folder (its path is printed), and
@@ -143,8 +144,11 @@ def test_explorer_picture_is_readable_and_responsive(lab, explorer_notebooks, tm
     print(f"[{name}] slider End -> new picture in {seconds * 1000:.0f} ms, "
           f"{animations} animations")
     assert seconds < RESPONSE_SECONDS * 2
-    if name == "epsilon":                # ε = 100 prunes most of the tree: the nodes move there
-        assert animations > 0
+    restyled = view.evaluate("el => el.querySelector('.course-tree-view').dataset.restyled")
+    if name == "epsilon":                # ε keeps the nodes drawn: restyled in place, nothing moves
+        assert restyled == "1" and animations == 0, (restyled, animations)
+    if name == "ordering":               # the deepest tree: new nodes fade in, old ones glide
+        assert restyled == "0" and animations > 0, (restyled, animations)
     _wait_picture(lab, view)
 
     # zoom in with the button, with Ctrl + wheel; drag to pan
@@ -329,11 +333,16 @@ def _sequences() -> dict[str, list[str]]:
     for eps in (0, 1, 2, 3, 5, 8, 13, 21, 34):
         explorer.epsilon.value = eps
         epsilons.append(explorer.picture.dot)
+    default = epsilon_explorer(branching=4, depth=4, seed=0)
+    summarised = []
+    for eps in (0, 100, 3, 50, 7):
+        default.epsilon.value = eps
+        summarised.append(default.picture.dot)
     game = aima_figure_5_2()
     result = alphabeta(game, trace=True)
     from course.draw import draw_tree
     steps = [draw_tree(game, result, upto=k, title="").source for k in range(len(result.trace) + 1)]
-    return {"epsilon 341 nodes": epsilons, "step-through": steps}
+    return {"epsilon 341 nodes": epsilons, "epsilon 120 drawn": summarised, "step-through": steps}
 
 
 def test_restyled_picture_equals_a_fresh_layout(bare):
