@@ -536,3 +536,21 @@ def test_triangles_hold_every_combination_of_their_lines(aima):
     name = [(text_width("A", 9) * _FONT_SLACK["name"], 9 * 1.22)]
     height = float(_node_sizes(source)["n"][1]) * 72
     assert width >= _triangle_width(name + note, height, up=True) - 0.5
+
+
+def test_expand_from_keeps_the_drawn_nodes():
+    """With ``expand_from`` (one search for all pictures), a cut-down tree draws the same nodes
+    whatever the pictured search pruned; without it, the drawn part follows each search."""
+    from course.games import random_tree
+    from course.trees import game_to_tree
+
+    game = game_to_tree(random_tree(4, 4, seed=0))
+    base = bab(game, epsilon=0, trace=True)
+    fixed, own = set(), set()
+    for eps in (0, 3, 20, 100):
+        result = bab(game, epsilon=eps, trace=True)
+        fixed.add(frozenset(draw_tree(game, result, max_nodes=60, expand_from=base).nodes))
+        own.add(frozenset(draw_tree(game, result, max_nodes=60).nodes))
+    assert len(fixed) == 1 and len(own) > 1
+    with pytest.raises(ParameterError, match="expand_from"):
+        draw_tree(game, base, expand_from=bab(game, epsilon=0))
