@@ -493,3 +493,64 @@ def test_labels_that_only_repeat_the_index_are_not_drawn():
     source = draw_tree(named).source
     assert "<B>A</B>" in source and "<B>B</B>" in source     # real names stay
     assert "xlabel" not in source             # a leaf's name is inside its box, not beside it
+
+
+def _node_sizes(source: str) -> dict[str, tuple[str, str]]:
+    return dict((m[0], (m[1], m[2])) for m in
+                re.findall(r'^(\w+) \[.*?width=([\d.]+), height=([\d.]+)', source, re.M))
+
+
+def test_sizes_make_nodes_only_grow():
+    """A ``sizes`` dict passed to successive pictures of one tree: no node ever gets smaller
+    than it was, so pictures that only change labels keep their layout."""
+    from course.draw.render import room_for_bounds
+    from course.games import random_tree
+
+    game = random_tree(3, 3, seed=4)
+    sizes: dict = {}
+    seen: dict[str, float] = {}
+    for eps in (0, 30, 5, 60, 0):
+        source = draw_tree(game, bab(game, epsilon=eps, trace=True), show_window=False,
+                           sizes=sizes).source
+        for nid, (width, _) in _node_sizes(source).items():
+            assert float(width) >= seen.get(nid, 0.0), (eps, nid)
+            seen[nid] = float(width)
+    assert sizes and all(isinstance(path, tuple) for path in sizes)
+    # room for any [L, U] from the start: ε changes then never resize a node
+    room = room_for_bounds(game, game.vmin, game.vmax)
+    shapes = {_node_sizes(draw_tree(game, bab(game, epsilon=eps, trace=True), show_window=False,
+                                    sizes=room).source).__repr__() for eps in (0, 7, 19, 33, 80)}
+    assert len(shapes) == 1
+
+
+def test_triangles_hold_every_combination_of_their_lines(aima):
+    """A step-through shows a node's window before its value: the lines then sit higher, where a
+    triangle pointing up is narrower; the triangle is wide enough for that too."""
+    from course.draw.render import _FONT_SLACK, _triangle_width
+    from course.draw.style import text_width
+
+    game, result = aima
+    source = draw_tree(game, result, upto=9).source
+    width = float(_node_sizes(source)["n"][0]) * 72
+    note = [(text_width("α=-∞ β=+∞", 8) * _FONT_SLACK["note"], 8 * 1.22)]
+    name = [(text_width("A", 9) * _FONT_SLACK["name"], 9 * 1.22)]
+    height = float(_node_sizes(source)["n"][1]) * 72
+    assert width >= _triangle_width(name + note, height, up=True) - 0.5
+
+
+def test_expand_from_keeps_the_drawn_nodes():
+    """With ``expand_from`` (one search for all pictures), a cut-down tree draws the same nodes
+    whatever the pictured search pruned; without it, the drawn part follows each search."""
+    from course.games import random_tree
+    from course.trees import game_to_tree
+
+    game = game_to_tree(random_tree(4, 4, seed=0))
+    base = bab(game, epsilon=0, trace=True)
+    fixed, own = set(), set()
+    for eps in (0, 3, 20, 100):
+        result = bab(game, epsilon=eps, trace=True)
+        fixed.add(frozenset(draw_tree(game, result, max_nodes=60, expand_from=base).nodes))
+        own.add(frozenset(draw_tree(game, result, max_nodes=60).nodes))
+    assert len(fixed) == 1 and len(own) > 1
+    with pytest.raises(ParameterError, match="expand_from"):
+        draw_tree(game, base, expand_from=bab(game, epsilon=0))

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import combinations
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
@@ -55,7 +56,7 @@ from ..trees import TreeGame, TreeNode, game_to_tree
 from .picture import TreePicture
 from .style import FONT, PALETTE, fmt_number, fmt_probability, text_width
 
-__all__ = ["draw_tree", "describe_event"]
+__all__ = ["draw_tree", "describe_event", "room_for_bounds"]
 
 #: Largest tree :func:`draw_tree` expands from a general game before collapsing it.
 EXPAND_LIMIT = 20_000
@@ -74,6 +75,7 @@ NOTE_PT = 8
 NAME_PT = 9
 EDGE_PT = 10
 TITLE_PT = 13
+SUMMARY_PT = 10
 _LINE = 1.22          # line height per point of font size
 _PAD = 5.0            # horizontal room left beside text inside a shape
 
@@ -340,7 +342,9 @@ def _node_id(path: Path, prefix: str = "n") -> str:
 
 
 def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    if "\\" in text or '"' in text or "\n" in text:
+        text = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return '"' + text + '"'
 
 
 def _attrs(**attrs: Any) -> str:
@@ -348,7 +352,9 @@ def _attrs(**attrs: Any) -> str:
     for key, value in attrs.items():
         if value is None:
             continue
-        if isinstance(value, _Html):
+        if type(value) is str:
+            parts.append(f"{key}={_quote(value)}")
+        elif isinstance(value, _Html):
             parts.append(f"{key}=<{value.text}>")
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             parts.append(f"{key}={value:.4g}")
@@ -391,9 +397,18 @@ def _html_label(kind: str, texts: dict[str, str], *, value_pt: int = VALUE_PT) -
     return _Html("<BR/>".join(parts)) if parts else ""
 
 
+#: Room left in triangles and circles for a wider font than Helvetica, per line role.  A
+#: browser or viewer without Helvetica or a metric twin (Arial, Liberation Sans) draws labels in
+#: its own sans-serif, often DejaVu Sans: digits 14 % wider, "α=-∞ β=+∞" 24 % wider.  A box
+#: keeps its margins instead; a triangle narrows towards its tip, so it needs the room.
+_FONT_SLACK = {"name": 1.15, "value": 1.15, "note": 1.25}
+
+
 def _lines(kind: str, widths: dict[str, float]) -> list[tuple[float, float]]:
-    """(width, height) of each present line of a kind's label, top to bottom."""
-    return [(widths[role], _ROLE_PT[role] * _LINE) for role in _ORDER[kind] if widths.get(role)]
+    """(room, height) of each present line of a kind's label, top to bottom (room: its width
+    with the slack for wider fonts)."""
+    return [(widths[role] * _FONT_SLACK[role], _ROLE_PT[role] * _LINE)
+            for role in _ORDER[kind] if widths.get(role)]
 
 
 def _triangle_width(lines: list[tuple[float, float]], height: float, *, up: bool) -> float:
@@ -447,8 +462,13 @@ def _size(kind: str, widths: dict[str, float], heights: dict[str, float]) -> tup
     """(width, height) in points of a node whose label lines have these widths."""
     lines = _lines(kind, widths)
     if kind in ("max", "min"):
+        # a step-through shows some lines only at some steps (the window before the value):
+        # the lines then stack differently, so every combination of them must fit
         height = heights["tri"]
-        return max(36.0, _triangle_width(lines, height, up=kind == "max")), height
+        combos = (combo for n in range(1, len(lines) + 1) for combo in combinations(lines, n))
+        width = max((_triangle_width(list(combo), height, up=kind == "max") for combo in combos),
+                    default=0.0)
+        return max(36.0, width), height
     if kind == "chance":
         diameter = max(30.0, _circle_diameter(lines))
         return diameter, diameter
@@ -464,6 +484,47 @@ def _widen(widths: dict[Path, dict[str, float]], key: Path, texts: dict[str, str
             w = text_width(text, _ROLE_PT[role])
             if w > entry.get(role, 0.0):
                 entry[role] = w
+
+
+def _at_least(widths: dict[Path, dict[str, float]],
+              floor: dict[Path, dict[str, float]]) -> dict[Path, dict[str, float]]:
+    """A copy of ``widths`` in which every line is at least as wide as in ``floor``."""
+    merged = {path: dict(roles) for path, roles in widths.items()}
+    for path, roles in floor.items():
+        entry = merged.setdefault(path, {})
+        for role, width in roles.items():
+            if width > entry.get(role, 0.0):
+                entry[role] = width
+    return merged
+
+
+def room_for_bounds(game: Game, low: float, high: float) -> dict[Path, dict[str, float]]:
+    """Sizes (for :func:`draw_tree`'s ``sizes``) holding the bounds ``[L, U]`` in every inner node.
+
+    ``game`` is a :class:`~course.trees.TreeGame` or a game expanded to one.
+
+    ``L`` and ``U`` are taken between ``low`` and ``high``; the widest of a few values of that
+    range as :func:`~course.draw.style.fmt_number` writes them (``88.9``, ``-5.56``) is reserved,
+    so that bounded searches (BAB, Star1) at other settings rarely need bigger nodes.
+
+    >>> from course.examples import bab_figure3
+    >>> room = room_for_bounds(bab_figure3(), 0, 100)
+    >>> room[()]["value"] > text_width("[0, 100]", VALUE_PT)
+    True
+    """
+    span = high - low
+    numbers = [low, high] + [low + span * k / 9 for k in range(1, 9)] if math.isfinite(span) else []
+    widest = max((fmt_number(x) for x in numbers), key=lambda t: text_width(t, VALUE_PT), default="0")
+    width = text_width(f"[{widest}, {widest}]", VALUE_PT)
+    tree = game if isinstance(game, TreeGame) else game_to_tree(game, max_nodes=EXPAND_LIMIT)
+    room: dict[Path, dict[str, float]] = {}
+    stack: list[tuple[TreeNode, Path]] = [(tree.root, ())]
+    while stack:
+        node, path = stack.pop()
+        if not node.is_leaf:
+            room[path] = {"value": width}
+            stack.extend((child, path + (i,)) for i, child in enumerate(node.children))
+    return room
 
 
 def _inches(points: float) -> float:
@@ -548,6 +609,26 @@ def _rebase(node: TreeNode, cut: int) -> TreeNode:
                     node.label, _size=node.size)
 
 
+def _explored(tree: _Tree, search: SearchResult) -> tuple[set[Path], set[Path]]:
+    """The inner nodes ``search`` visited, and those it evaluated as leaves (its horizon).
+
+    Raises
+    ------
+    ParameterError
+        If ``search`` is not a traced search result.
+    """
+    if not isinstance(search, SearchResult) or search.trace is None:
+        raise ParameterError("expand_from must be a search result run with trace=True")
+    recs = _replay(tuple(search.trace.events), search.algorithm, show_window=False).recs
+    visited = {p for p, rec in recs.items() if rec.player not in (None, "leaf")}
+    horizon = set()
+    for path, rec in recs.items():
+        node = tree.node(path)
+        if rec.player == "leaf" and node is not None and not node.is_leaf:
+            horizon.add(path)
+    return visited, horizon
+
+
 def _check_int(name: str, value: Any, minimum: int, *, allow_none: bool) -> None:
     if value is None and allow_none:
         return
@@ -567,6 +648,8 @@ def draw_tree(
     legend: bool = False,
     show_window: bool = True,
     title: str | None = None,
+    sizes: dict[Path, dict[str, float]] | None = None,
+    expand_from: SearchResult | None = None,
 ) -> TreePicture:
     """Draw a game tree, or a search on it, as a Graphviz picture.
 
@@ -597,6 +680,19 @@ def draw_tree(
     title : str, optional
         A caption.  Default: for a search, its name, result and leaf count
         (or the step shown); for a bare tree, none.  ``""`` draws none.
+    sizes : dict, optional
+        The widths (points) of the label lines of each node drawn so far with
+        this dict (path -> line role -> width), read and updated in place:
+        every node is drawn at least as big as it was in those pictures.  An
+        explorer passes one dict to the successive pictures of one tree, so
+        nodes never shrink and a slider that only changes labels and colours
+        keeps the layout (the browser then restyles the picture instead of
+        laying it out again).
+    expand_from : SearchResult, optional
+        A traced search on the same tree whose visited part decides which
+        nodes are drawn when the tree is cut down to ``max_nodes`` (default:
+        ``result``).  An explorer passes one search (ε = 0) for all the
+        pictures of one tree, so the same nodes are drawn whatever ε prunes.
 
     Returns
     -------
@@ -678,9 +774,15 @@ def draw_tree(
         visited = {p for p, rec in full.recs.items() if rec.player not in (None, "leaf")}
         step = full if upto is None else _replay(events[:upto], algorithm, show_window=show_window)
 
+    if expand_from is not None:
+        visited, horizon = _explored(tree, expand_from)
     expanded = _choose_expanded(tree, visited, horizon, max_nodes, max_depth)
+    if sizes is not None:
+        widths = _at_least(widths, sizes)
     builder = _Builder(tree, algorithm, step, show_window, widths, upto is not None)
     builder.walk(tree.root, (), expanded)
+    if sizes is not None:
+        sizes.update(_at_least(sizes, builder.widths))
     if result is not None and (upto is None or upto >= len(events)):
         builder.highlight_move(result.move)
     if title is None and result is not None:
@@ -844,14 +946,20 @@ class _Builder:
             else:
                 status, note = "pending", "not reached yet" if self.stepping else "not visited"
         self.statuses[sid] = "summary"
-        attrs = {"id": sid, "shape": "box3d", "fixedsize": "false", "margin": "0.1,0.03",
+        # sized for every note it can take, so a new search on the same tree keeps the layout
+        notes = (note, "pruned", "not reached yet" if self.stepping else "not visited",
+                 f"{leaves} evaluated")
+        width = max(text_width(line, SUMMARY_PT), *(text_width(n, NOTE_PT) for n in notes))
+        attrs = {"id": sid, "shape": "box3d", "fixedsize": "true",
+                 "width": _inches(width * _FONT_SLACK["value"] + 2 * _PAD + 4),
+                 "height": _inches(36.0),
                  "tooltip": f"summary of the children of {format_path(path)}: {line[2:]}"
                             + (f", {note}" if note else "") + extra}
         style_status = "visited" if status in ("unvisited", "current") else status
         attrs.update(_node_style(style_status, "summary"))
         if status == "current":
             attrs.update(color=PALETTE["current"], penwidth=3.0)
-        attrs["label"] = _html_label("summary", {"value": line, "note": note}, value_pt=10)
+        attrs["label"] = _html_label("summary", {"value": line, "note": note}, value_pt=SUMMARY_PT)
         attrs["_kind"] = "summary"
         self.nodes.append((sid, attrs))
         edge = {"id": _node_id(path, "e_s")}

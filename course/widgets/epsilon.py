@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from ..draw import draw_tree
+from ..draw.render import room_for_bounds
 from ..errors import ParameterError
 from ..game import Game
 from ..search import bab, expectimax
@@ -102,12 +103,16 @@ class EpsilonExplorer(Explorer):
             raise ParameterError(self.refused)
         game = self.game
         if self._baseline_for is not game:
-            self.baseline = bab(game, epsilon=0)
+            self.baseline = bab(game, epsilon=0, trace=True)
             self.true_value = expectimax(game).value
             self._baseline_for = game
+            # room for any [L, U], and nodes of this tree never shrink: an ε change keeps the layout
+            self._sizes = room_for_bounds(game, game.vmin, game.vmax)
         eps = self.epsilon.value
         self.result = result = bab(game, epsilon=eps, trace=True)
-        picture = draw_tree(game, result, max_nodes=self.max_nodes, show_window=False)
+        # the nodes drawn are those BAB(ε=0) leads to, whatever ε prunes: an ε change keeps them
+        picture = draw_tree(game, result, max_nodes=self.max_nodes, show_window=False,
+                            sizes=self._sizes, expand_from=self.baseline)
         base = self.baseline
         er = result.expanded / base.expanded if base.expanded else 1.0
         amb = result.upper - result.lower
@@ -161,7 +166,9 @@ def epsilon_explorer(
         Generate a stochastic RT.
     max_nodes : int
         Size of the drawing (see :func:`course.draw.draw_tree`); deeper parts
-        are summarised.  Default 120, which keeps a redraw of the 341-node
+        are summarised.  Which nodes are drawn is decided by BAB at ε = 0 and
+        every node is sized for any ``[L, U]``, so moving ε only restyles the
+        same drawing (the browser does it without laying it out again).  Default 120, which keeps a redraw of the 341-node
         b = 4, d = 4 tree under 50 ms.  The drawing leaves out the (α, β)
         windows to stay narrow; a node's tooltip still gives its window.
 

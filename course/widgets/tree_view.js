@@ -6,8 +6,10 @@
 // from one picture to the next (nodes glide to their new places).  A new `dot` is framed as
 // the reader last chose: the initial view again (fit when that keeps every label readable, else
 // readable and centred on the root), fit or readable after those buttons, or the same zoom and
-// position once they zoomed, panned or clicked a node.  Viz.js is asked from the kernel once per page (a custom message answered with the
-// bundle as a binary buffer) and shared by every TreeView of the page.
+// position once they zoomed, panned or clicked a node.  A new `dot` whose layout is the one shown
+// (same nodes and edges, same sizes) is not laid out again: the SVG is restyled in place (see
+// "Restyling in place" below).  Viz.js is asked from the kernel once per page (a custom message
+// answered with the bundle as a binary buffer) and shared by every TreeView of the page.
 
 const MAX_ZOOM = 4;
 const MIN_ZOOM = 0.05;
@@ -30,7 +32,9 @@ function loadViz(model) {
       const url = URL.createObjectURL(new Blob([buffers[0]], { type: "text/javascript" }));
       try {
         const module = await import(/* webpackIgnore: true */ url);
-        resolve(await module.instance());
+        const viz = await module.instance();
+        g.__courseVizReady = viz;       // for restyling, which never waits
+        resolve(viz);
       } catch (error) {
         reject(error);
       } finally {
@@ -62,6 +66,8 @@ const CSS = `
 .course-tree-view .ctv-port > svg { position: absolute; left: 0; top: 0; transform-origin: 0 0;
   max-width: none; }
 .course-tree-view .ctv-port g.node { cursor: pointer; }
+.course-tree-view .ctv-port svg text { font-family: Helvetica, Arial, "Liberation Sans", Arimo,
+  "Nimbus Sans", "Nimbus Sans L", sans-serif; }
 .course-tree-view.ctv-dark .ctv-port { filter: invert(0.9) hue-rotate(180deg); }
 .course-tree-view .ctv-error { color: #b00020; white-space: pre-wrap; }
 .course-tree-view details.ctv-legend { margin-top: 4px; }
@@ -102,6 +108,424 @@ function smallestFont(svg) {
     if (size > 0 && size < smallest && text.textContent.trim()) smallest = size;
   }
   return Number.isFinite(smallest) ? smallest : 10;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Restyling in place.  Most slider changes (a new ε, the next step) keep the picture's layout:
+// the same nodes and edges at the same sizes; only colours, line styles, label texts, tooltips
+// and "cut" marks change.  Graphviz (50 to 100 ms for 341 nodes) is then skipped: the new DOT
+// is read here (as course.draw writes it: one `id [k=v, ...];` or `a -> b [...];` per line) and
+// the SVG on screen is patched to what Graphviz would draw.  Anything this cannot reproduce
+// exactly (a new node, a new size, a label line never seen at that place) is laid out in full.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const XLINK_NS = "http://www.w3.org/1999/xlink";
+// attributes that do not move anything (for a fixed-size node, its label does not either; a
+// node's pen width does: Graphviz ends edges at the outside of its outline)
+const NODE_STYLE = new Set(["style", "fillcolor", "color", "fontcolor", "tooltip", "label"]);
+const EDGE_STYLE = new Set(["style", "color", "fontcolor", "penwidth", "tooltip", "taillabel",
+                            "labelangle", "labeldistance"]);
+
+// `k=v, k="v", k=<html>` up to the closing bracket -> {k: v}; null if malformed
+function parseAttrs(text, at) {
+  const attrs = {};
+  let i = at;
+  for (;;) {
+    while (text[i] === " " || text[i] === ",") i++;
+    if (text[i] === "]") return [attrs, i + 1];
+    const eq = text.indexOf("=", i);
+    if (eq < 0) return null;
+    const key = text.slice(i, eq).trim();
+    i = eq + 1;
+    let value;
+    if (text[i] === '"') {
+      let j = i + 1, out = "";
+      while (j < text.length && text[j] !== '"') {
+        if (text[j] === "\\" && j + 1 < text.length) { out += text[j + 1] === "n" ? "\n" : text[j + 1]; j += 2; }
+        else out += text[j++];
+      }
+      if (j >= text.length) return null;
+      value = out;
+      i = j + 1;
+    } else if (text[i] === "<") {
+      let depth = 0, j = i;
+      for (; j < text.length; j++) {
+        if (text[j] === "<") depth++;
+        else if (text[j] === ">" && --depth === 0) break;
+      }
+      if (j >= text.length) return null;
+      value = { html: text.slice(i + 1, j) };
+      i = j + 1;
+    } else {
+      const m = /^[^,\]\s]+/.exec(text.slice(i, i + 64));
+      if (!m) return null;
+      value = m[0];
+      i += value.length;
+    }
+    attrs[key] = value;
+  }
+}
+
+// The DOT text -> {graph, node, edge (defaults), nodes: Map id -> {raw, attrs},
+// edges: Map id -> {raw, attrs}}, or null for anything not written by course.draw's builder.
+function readDot(dot) {
+  const lines = dot.split("\n");
+  if (!/^digraph \w* ?\{$/.test(lines[0])) return null;
+  const out = { graph: {}, node: {}, edge: {}, nodes: new Map(), edges: new Map(), order: [] };
+  for (let n = 1; n < lines.length; n++) {
+    const line = lines[n];
+    if (line === "}" || line === "") continue;
+    const m = /^(\w+)(?: -> (\w+))? \[/.exec(line);
+    if (!m || !line.endsWith("];")) return null;
+    const parsed = parseAttrs(line, m[0].length);
+    if (!parsed || parsed[1] !== line.length - 1) return null;
+    const attrs = parsed[0];
+    const raw = line.slice(m[0].length);
+    if (m[2] === undefined && (m[1] === "graph" || m[1] === "node" || m[1] === "edge")) {
+      out[m[1]] = attrs;
+      Object.defineProperty(attrs, "raw", { value: raw });   // not enumerable: not in the key
+      out.order.push(m[1] + raw);
+    } else if (m[2] === undefined) {
+      if (attrs.id !== undefined && attrs.id !== m[1]) return null;
+      out.nodes.set(m[1], { raw, attrs });
+    } else {
+      if (!attrs.id) return null;
+      attrs._ends = m[1] + "->" + m[2];
+      out.edges.set(attrs.id, { raw, attrs });
+    }
+  }
+  return out;
+}
+
+// What decides where things go: equal keys, equal layouts.
+function layoutKey(picture) {
+  const parts = [JSON.stringify(Object.assign({}, picture.graph, { label: null })),
+                 JSON.stringify(picture.node), JSON.stringify(picture.edge)];
+  const fixedDefault = picture.node.fixedsize === "true";
+  for (const [id, { attrs }] of picture.nodes) {
+    const fixed = attrs.fixedsize === undefined ? fixedDefault : attrs.fixedsize === "true";
+    const kept = [id, "tooltip" in attrs, /bold/.test(attrs.style || "")];
+    for (const k in attrs) if (!NODE_STYLE.has(k) || (k === "label" && !fixed)) kept.push(k, attrs[k]);
+    parts.push(JSON.stringify(kept));
+  }
+  for (const [id, { attrs }] of picture.edges) {
+    // a tail label away from labelangle/labeldistance is placed as an xlabel: not reproduced
+    const placed = !("taillabel" in attrs) || "labelangle" in attrs || "labeldistance" in attrs;
+    const kept = [id, placed];
+    for (const k in attrs) if (!EDGE_STYLE.has(k)) kept.push(k, attrs[k]);
+    parts.push(JSON.stringify(kept));
+  }
+  return parts.join("\n");
+}
+
+const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+function unescapeHtml(text) {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (all, name) => {
+    if (name[0] === "#") return String.fromCodePoint(name[1] === "x" || name[1] === "X"
+      ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10));
+    return ENTITIES[name] !== undefined ? ENTITIES[name] : all;
+  });
+}
+
+// A label -> its lines [{text, size, color, bold}] (HTML: FONT POINT-SIZE/COLOR and B only).
+function labelLines(label, size, color) {
+  if (label === undefined) return null;
+  if (typeof label === "string") {
+    if (label.includes("\\")) return null;            // \N, \l, ...: Graphviz's own escapes
+    return label === "" ? [] : label.split("\n").map((text) => ({ text, size, color, bold: false }));
+  }
+  const lines = [];
+  for (const part of label.html.split(/<BR\s*\/>/i)) {
+    if (/<(?!\/?(FONT|B)\b)/i.test(part)) return null;   // tables, images, ...: not handled
+    const font = /<FONT([^>]*)>/i.exec(part);
+    const pt = font && /POINT-SIZE="([\d.]+)"/i.exec(font[1]);
+    const hue = font && /COLOR="([^"]+)"/i.exec(font[1]);
+    const text = unescapeHtml(part.replace(/<[^>]*>/g, ""));
+    if (!text) continue;
+    lines.push({ text, size: pt ? parseFloat(pt[1]) : size, color: hue ? hue[1] : color,
+                 bold: /<B>/i.test(part) });
+  }
+  return lines;
+}
+
+function svgColor(c) {
+  return c && c[0] === "#" ? c.toLowerCase() : c;
+}
+function num(v, fallback) {
+  const x = parseFloat(v);
+  return Number.isFinite(x) ? x : fallback;
+}
+function strokeOf(attrs, defaults) {
+  const style = String(attrs.style ?? defaults.style ?? "").split(",").map((s) => s.trim());
+  const pen = attrs.penwidth ?? defaults.penwidth;
+  const width = pen !== undefined ? num(pen, 1) : style.includes("bold") ? 2 : 1;
+  const dash = style.includes("dashed") ? "5,2" : style.includes("dotted") ? "1,5" : null;
+  return { style, width, dash, color: svgColor(attrs.color ?? defaults.color ?? "black") };
+}
+function setStroke(shape, stroke) {
+  shape.setAttribute("stroke", stroke.color);
+  if (stroke.width === 1) shape.removeAttribute("stroke-width");
+  else shape.setAttribute("stroke-width", String(+stroke.width.toFixed(2)));
+  if (stroke.dash) shape.setAttribute("stroke-dasharray", stroke.dash);
+  else shape.removeAttribute("stroke-dasharray");
+}
+
+// Bounding box of a node's shape (its polygons, polylines, ellipses and paths), from attributes.
+function shapeBox(g) {
+  let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
+  const take = (x, y) => {
+    left = Math.min(left, x); right = Math.max(right, x);
+    top = Math.min(top, y); bottom = Math.max(bottom, y);
+  };
+  for (const s of g.querySelectorAll("polygon, polyline, ellipse, path")) {
+    if (s.tagName === "ellipse") {
+      const cx = num(s.getAttribute("cx"), 0), cy = num(s.getAttribute("cy"), 0);
+      const rx = num(s.getAttribute("rx"), 0), ry = num(s.getAttribute("ry"), 0);
+      take(cx - rx, cy - ry); take(cx + rx, cy + ry);
+    } else {
+      const values = (s.getAttribute(s.tagName === "path" ? "d" : "points") || "")
+        .match(/-?\d+(\.\d+)?(e-?\d+)?/g) || [];
+      for (let i = 0; i + 1 < values.length; i += 2) take(+values[i], +values[i + 1]);
+    }
+  }
+  return Number.isFinite(left) ? { cx: (left + right) / 2, cy: (top + bottom) / 2 } : null;
+}
+
+// The first bezier's start and its direction there, as Graphviz places a tail label.
+function tailSpot(edge, attrs) {
+  const path = edge.querySelector("path");
+  const v = path && (path.getAttribute("d") || "").match(/-?\d+(\.\d+)?(e-?\d+)?/g);
+  if (!v || v.length < 8) return null;
+  const p = v.slice(0, 8).map(Number), t = 0.1, s = 1 - t;
+  const b = [s * s * s, 3 * s * s * t, 3 * s * t * t, t * t * t];
+  const fx = b[0] * p[0] + b[1] * p[2] + b[2] * p[4] + b[3] * p[6];
+  const fy = b[0] * p[1] + b[1] * p[3] + b[2] * p[5] + b[3] * p[7];
+  // Graphviz's y grows upwards; in the SVG it grows downwards, so the angle turns the other way
+  const angle = Math.atan2(fy - p[1], fx - p[0]) - num(attrs.labelangle, -25) * Math.PI / 180;
+  const dist = 10 * num(attrs.labeldistance, 1);
+  return { cx: p[0] + dist * Math.cos(angle), cy: p[1] + dist * Math.sin(angle) };
+}
+
+function tailSize(attrs, defaults) {
+  return num(attrs.labelfontsize ?? defaults.labelfontsize ?? attrs.fontsize ?? defaults.fontsize, 14);
+}
+
+// Where label lines go, learned from Graphviz's own pictures: "place|sizes" -> y of each line
+// from the centre of the node's shape (or of a tail label's spot).
+function lineKey(place, lines) {
+  return place + "|" + lines.map((l) => l.size).join(",");
+}
+
+// After a full layout: centre every node's and tail label's lines on their shape (Graphviz
+// starts each line at its own estimate of the text's width, which the browser's font does not
+// match) and learn where the lines of each kind of node go.
+function settle(svg, picture, places) {
+  for (const g of svg.querySelectorAll("g.node")) {
+    const entry = picture && picture.nodes.get(g.id);
+    const texts = g.querySelectorAll("text");
+    if (!entry || !texts.length) continue;
+    const box = shapeBox(g);
+    const lines = labelLines(entry.attrs.label, num(entry.attrs.fontsize ?? picture.node.fontsize, 14), "");
+    if (!box || !lines || lines.length !== texts.length) continue;
+    places.set(lineKey(nodePlace(entry.attrs, picture), lines),
+               Array.from(texts, (t) => num(t.getAttribute("y"), 0) - box.cy));
+    for (const t of texts) { t.setAttribute("text-anchor", "middle"); t.setAttribute("x", box.cx.toFixed(2)); }
+  }
+  if (!picture) return;
+  const index = elementsById(svg);
+  for (const [id, { attrs }] of picture.edges) {
+    if (!("taillabel" in attrs)) continue;
+    const g = index.get(id);
+    const lines = labelLines(attrs.taillabel, tailSize(attrs, picture.edge), "");
+    const spot = g && tailSpot(g, attrs);
+    if (!spot || !lines) continue;
+    const texts = Array.from(g.querySelectorAll("text")).slice(-lines.length);
+    if (texts.length !== lines.length) continue;
+    places.set(lineKey("tail", lines), texts.map((t) => num(t.getAttribute("y"), 0) - spot.cy));
+    for (const t of texts) { t.setAttribute("text-anchor", "middle"); t.setAttribute("x", spot.cx.toFixed(2)); }
+  }
+}
+
+// Line positions depend on the shape and its height only (a label is centred in its node).
+function elementsById(svg) {
+  const index = new Map();
+  for (const g of svg.querySelectorAll("g.node, g.edge")) index.set(g.id, g);
+  return index;
+}
+
+function nodePlace(attrs, picture) {
+  return (attrs.shape ?? picture.node.shape) + "/" + (attrs.height ?? picture.node.height);
+}
+
+// Where the lines of a label go (see lineKey): learned from the pictures drawn, or else from
+// Graphviz laying out that one node (or edge) alone, `statements` of a tiny graph (a few ms).
+function linesFor(places, key, statements, id, edgeAttrs) {
+  if (places.has(key)) return places.get(key);
+  const viz = globalThis.__courseVizReady;
+  if (!viz) return null;
+  let alone;
+  try {
+    alone = viz.renderSVGElement(`digraph alone {\n${statements()}\n}`);
+  } catch (error) {
+    return null;
+  }
+  const g = elementsById(alone).get(id);
+  if (!g) return null;
+  const texts = Array.from(g.querySelectorAll("text"));
+  let centre;
+  if (edgeAttrs) {
+    const n = key.split("|")[1].split(",").length;
+    texts.splice(0, texts.length - n);
+    centre = tailSpot(g, edgeAttrs);
+  } else {
+    centre = shapeBox(g);
+  }
+  if (!centre || !texts.length) return null;
+  const dys = texts.map((t) => num(t.getAttribute("y"), 0) - centre.cy);
+  places.set(key, dys);
+  return dys;
+}
+
+// Text elements for `lines` at x, y0 + dy[i], styled like `model` (a text of the picture).
+function makeTexts(lines, x, y0, dys, model) {
+  return lines.map((line, i) => {
+    const t = document.createElementNS(SVG_NS, "text");
+    t.setAttribute("text-anchor", "middle");
+    t.setAttribute("x", x.toFixed(2));
+    t.setAttribute("y", (y0 + dys[i]).toFixed(2));
+    t.setAttribute("font-family", model ? model.getAttribute("font-family") : "Helvetica,sans-Serif");
+    styleText(t, line);
+    return t;
+  });
+}
+function styleText(t, line) {
+  t.textContent = line.text;
+  t.setAttribute("font-size", line.size.toFixed(2));
+  if (line.bold) t.setAttribute("font-weight", "bold"); else t.removeAttribute("font-weight");
+  t.setAttribute("fill", svgColor(line.color));
+}
+
+// Put an edge's drawing in a link carrying `tip` (null: take it out), as Graphviz does.
+function linkEdge(g, tip) {
+  const wrapper = g.querySelector(":scope > g");
+  if (tip === null) {
+    if (!wrapper) return;
+    const link = wrapper.querySelector("a") || wrapper;
+    while (link.firstChild) g.insertBefore(link.firstChild, wrapper);
+    wrapper.remove();
+    return;
+  }
+  if (wrapper) return;
+  const outer = document.createElementNS(SVG_NS, "g");
+  outer.id = "a_" + g.id;
+  const link = document.createElementNS(SVG_NS, "a");
+  link.setAttributeNS(XLINK_NS, "xlink:title", tip);
+  for (const child of Array.from(g.childNodes)) if (child.nodeName !== "title") link.appendChild(child);
+  outer.appendChild(link);
+  g.appendChild(outer);
+}
+
+// Patch `svg` (showing `old`) to show `next`, whose layout key is the same; false (and nothing
+// touched) when something cannot be reproduced without Graphviz.
+function restyle(svg, old, next, places) {
+  const jobs = [];
+  const model = svg.querySelector("g.node text");
+  const index = elementsById(svg);
+  const byId = (id) => index.get(id);
+  const nodeDefaults = next.node, edgeDefaults = next.edge;
+  const title = svg.querySelector("g.graph > text");
+  if (JSON.stringify(old.graph.label) !== JSON.stringify(next.graph.label)) {
+    const text = next.graph.label;
+    if (typeof text !== "string" || typeof old.graph.label !== "string" || !title) return false;
+    // a title wider than the tree would widen the picture
+    const wide = (s) => s.length * num(next.graph.fontsize, 14) * 0.62;
+    const [w] = svgSize(svg);
+    if (wide(text) > 0.9 * w || wide(old.graph.label) > 0.9 * w) return false;
+    jobs.push(() => { title.textContent = text; });
+  }
+  for (const [id, entry] of next.nodes) {
+    const before = old.nodes.get(id);
+    if (before && before.raw === entry.raw) continue;
+    const g = byId(id);
+    if (!g) return false;
+    const attrs = entry.attrs;
+    const size = num(attrs.fontsize ?? nodeDefaults.fontsize, 14);
+    const ink = attrs.fontcolor ?? nodeDefaults.fontcolor ?? "black";
+    const lines = labelLines(attrs.label ?? nodeDefaults.label ?? "\\N", size, ink);
+    if (!lines) return false;
+    const texts = Array.from(g.querySelectorAll("text"));
+    const sameLines = texts.length === lines.length &&
+      lines.every((l, i) => num(texts[i].getAttribute("font-size"), 0) === l.size);
+    let box = null, dys = null;
+    if (!sameLines) {
+      box = shapeBox(g);
+      dys = lines.length ? linesFor(places, lineKey(nodePlace(attrs, next), lines),
+                                    () => `node [${next.node.raw}\n${id} [${entry.raw}`, id, null) : [];
+      if (!box || !dys) return false;
+    }
+    const stroke = strokeOf(attrs, nodeDefaults);
+    const filled = stroke.style.includes("filled");
+    const fill = filled ? svgColor(attrs.fillcolor ?? nodeDefaults.fillcolor ?? attrs.color ?? "lightgrey") : "none";
+    const tip = attrs.tooltip;
+    jobs.push(() => {
+      for (const s of g.querySelectorAll("polygon, ellipse, path, polyline")) {
+        if (s.tagName !== "polyline") s.setAttribute("fill", fill);
+        setStroke(s, stroke);
+      }
+      const link = g.querySelector("a");
+      if (link && tip !== undefined) link.setAttributeNS(XLINK_NS, "xlink:title", tip);
+      if (sameLines) {
+        texts.forEach((t, i) => styleText(t, lines[i]));
+      } else {
+        const parent = texts.length ? texts[0].parentNode : (link || g);
+        for (const t of texts) t.remove();
+        for (const t of makeTexts(lines, box.cx, box.cy, dys, model)) parent.appendChild(t);
+      }
+    });
+  }
+  for (const [id, entry] of next.edges) {
+    const before = old.edges.get(id);
+    if (before && before.raw === entry.raw) continue;
+    const g = byId(id);
+    if (!g || !before) return false;
+    const attrs = entry.attrs;
+    const stroke = strokeOf(attrs, edgeDefaults);
+    const ink = svgColor(attrs.fontcolor ?? edgeDefaults.fontcolor ?? "black");
+    const oldTail = labelLines(before.attrs.taillabel, tailSize(before.attrs, edgeDefaults), "") || [];
+    const tail = labelLines(attrs.taillabel, tailSize(attrs, edgeDefaults), ink) || [];
+    if (attrs.taillabel !== undefined && !tail.length && attrs.taillabel !== "") return false;
+    const allTexts = Array.from(g.querySelectorAll("text"));
+    const tailTexts = oldTail.length ? allTexts.slice(-oldTail.length) : [];
+    const labelTexts = allTexts.slice(0, allTexts.length - tailTexts.length);
+    // Graphviz wraps an edge with a tooltip in a link (and each of its labels in another)
+    const tipped = "tooltip" in attrs;
+    const wrap = tipped !== ("tooltip" in before.attrs);
+    // (only for an edge without labels once restyled: the old tail label goes first)
+    if (wrap && (labelTexts.length || (tipped && tail.length))) return false;
+    let spot = null, dys = null;
+    if (JSON.stringify(before.attrs.taillabel) !== JSON.stringify(attrs.taillabel) && tail.length) {
+      spot = tailSpot(g, attrs);
+      dys = linesFor(places, lineKey("tail", tail),
+                     () => `edge [${next.edge.raw}\na -> b [${entry.raw}`, id, attrs);
+      if (!spot || !dys) return false;
+    }
+    const tip = attrs.tooltip;
+    jobs.push(() => {
+      if (spot || !tail.length) for (const t of tailTexts) t.remove();
+      else tailTexts.forEach((t, i) => styleText(t, tail[i]));
+      if (wrap) linkEdge(g, tipped ? tip : null);
+      for (const s of g.querySelectorAll("path, polygon")) setStroke(s, stroke);
+      for (const t of labelTexts) t.setAttribute("fill", ink);
+      const link = g.querySelector("a");
+      if (link && tip !== undefined) link.setAttributeNS(XLINK_NS, "xlink:title", tip);
+      if (spot) {
+        const parent = (labelTexts[0] && labelTexts[0].parentNode) || link || g;
+        for (const t of makeTexts(tail, spot.cx, spot.cy, dys, model)) parent.appendChild(t);
+      }
+    });
+  }
+  for (const job of jobs) job();
+  return true;
 }
 
 function render({ model, el }) {
@@ -305,6 +729,69 @@ function render({ model, el }) {
     return after;
   }
 
+  // The picture on screen as DOT statements (null: not restylable) and its layout key.
+  let shown = null, shownKey = null;
+  const linePlaces = new Map();
+  // Mark the moment the new picture is on screen: the first frame after the DOM change has been
+  // painted (a task queued from that frame's animation callback runs after its paint).
+  function markPainted() {
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => { root.dataset.paintedAt = performance.now().toFixed(1); };
+      channel.port2.postMessage(0);
+    });
+  }
+  // The kernel hears of the pictures drawn (render_ms, renders) once things calm down, not at
+  // each one: a message per picture would keep the kernel busy while a slider is moving.
+  let drawn = 0, lastMs = 0, reportTimer = null;
+  function reportSoon() {
+    if (reportTimer !== null) return;
+    reportTimer = setTimeout(() => {
+      reportTimer = null;
+      if (disposed) return;
+      if (model.get("error")) model.set("error", "");
+      model.set("render_ms", Math.round(lastMs * 10) / 10);
+      model.set("renders", (model.get("renders") || 0) + drawn);
+      drawn = 0;
+      model.save_changes();
+    }, 250);
+  }
+  // Graphviz lays out `dot` and the new SVG replaces the old one; false if Graphviz failed.
+  async function layOut(dot, next) {
+    let fresh;
+    try {
+      const viz = await loadViz(model);
+      fresh = viz.renderSVGElement(dot);
+      message.textContent = "";
+    } catch (error) {
+      message.textContent = `Cannot draw this picture: ${error && error.message || error}`;
+      model.set("error", String(error && error.message || error));
+      model.save_changes();
+      return false;
+    }
+    fresh.removeAttribute("width");
+    fresh.removeAttribute("height");
+    try {
+      settle(fresh, next, linePlaces);
+    } catch (error) {
+      next = null;              // not restylable; the picture itself is fine
+    }
+    if (svg) svg.replaceWith(fresh); else port.appendChild(fresh);
+    const first = svg === null;
+    svg = fresh;
+    [width, height] = svgSize(svg);
+    if (first && mode === "kept") mode = "auto";
+    frame();
+    shown = next;
+    shownKey = next && layoutKey(next);
+    try {
+      places = animateFrom(first ? null : places, svg);
+    } catch (error) {
+      places = null;          // an animation is a nicety: never let it stop a picture
+    }
+    return true;
+  }
+  // The new DOT on screen: restyled in place when its layout is the one shown, else laid out.
   async function draw() {
     if (drawing) return;
     drawing = true;
@@ -313,46 +800,40 @@ function render({ model, el }) {
         const dot = pending;
         pending = null;
         const start = performance.now();
-        let fresh;
+        let next = null, restyled = false;
         try {
-          const viz = await loadViz(model);
-          fresh = viz.renderSVGElement(dot);
-          message.textContent = "";
+          next = readDot(dot);
+          restyled = Boolean(svg && shown && next && layoutKey(next) === shownKey &&
+                             restyle(svg, shown, next, linePlaces));
         } catch (error) {
-          message.textContent = `Cannot draw this picture: ${error && error.message || error}`;
-          model.set("error", String(error && error.message || error));
-          model.save_changes();
+          restyled = false;     // lay it out in full instead
+        }
+        if (restyled) {
+          shown = next;
+          message.textContent = "";
+        } else if (!(await layOut(dot, next))) {
           continue;
         }
-        fresh.removeAttribute("width");
-        fresh.removeAttribute("height");
-        if (svg) svg.replaceWith(fresh); else port.appendChild(fresh);
-        const first = svg === null;
-        svg = fresh;
-        [width, height] = svgSize(svg);
-        if (first && mode === "kept") mode = "auto";
-        frame();
         const ms = performance.now() - start;
-        try {
-          places = animateFrom(first ? null : places, svg);
-        } catch (error) {
-          places = null;          // an animation is a nicety: never let it stop a picture
-        }
-        root.dataset.renderMs = ms.toFixed(1);           // for benchmarks and browser tests
+        root.dataset.shownAt = performance.now().toFixed(1);   // for benchmarks and tests
+        markPainted();
+        root.dataset.renderMs = ms.toFixed(1);
+        root.dataset.restyled = restyled ? "1" : "0";
         root.dataset.renders = String(Number(root.dataset.renders || 0) + 1);
-        model.set("error", "");
-        model.set("render_ms", Math.round(ms * 10) / 10);
-        model.set("renders", (model.get("renders") || 0) + 1);
-        model.save_changes();
+        drawn += 1;
+        lastMs = ms;
+        reportSoon();
       }
     } finally {
       drawing = false;
     }
   }
   function onDot() {
+    root.dataset.dotAt = performance.now().toFixed(1);
     pending = model.get("dot") || "";
     if (!pending) {
       if (svg) { svg.remove(); svg = null; }
+      shown = shownKey = null;
       pending = null;
       return;
     }
@@ -423,6 +904,7 @@ function render({ model, el }) {
   onDot();
   return () => {
     disposed = true;
+    if (reportTimer !== null) clearTimeout(reportTimer);
     observer.disconnect();
     themeWatch.disconnect();
     model.off("change:max_height", onHeight);

@@ -72,7 +72,10 @@ class TreeView(anywidget.AnyWidget):
     ----------
     dot : str
         The DOT text shown ("" shows nothing).  Setting it redraws in place; the reader's zoom
-        and position are kept unless they never moved the view.
+        and position are kept unless they never moved the view.  A DOT written by
+        :func:`course.draw.draw_tree` whose nodes and edges and their sizes are those shown is
+        not laid out again: the picture is restyled (colours, lines, labels, tooltips, ``cut``
+        marks), as Graphviz would draw it, in a few milliseconds.
     nodes : dict
         Graphviz id -> status of the picture's nodes (from the :class:`TreePicture`).
     max_height : int
@@ -86,9 +89,10 @@ class TreeView(anywidget.AnyWidget):
     focus : str
         Id of the node last clicked (its subtree is zoomed to), set by the browser.
     render_ms : float
-        Milliseconds the browser took for the last layout and redraw (set by the browser).
+        Milliseconds the browser took for the last layout (or restyle) and redraw (set by the
+        browser a quarter of a second after a picture, not for each one of a quick series).
     renders : int
-        How many pictures the browser has drawn (set by the browser).
+        How many pictures the browser has drawn (set by the browser, as ``render_ms``).
     error : str
         The browser's last layout error ("" if none).
     """

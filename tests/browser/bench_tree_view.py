@@ -1,24 +1,34 @@
 """Benchmark (not a test): slider change to new picture, in JupyterLab in Chromium.
 
-    .venv/bin/python tests/browser/bench_tree_view.py [--changes 40]
+    .venv/bin/python tests/browser/bench_tree_view.py [--changes 40] [--pause 0]
 
 Starts its own ``jupyter lab`` on a temporary folder and a headless Chromium (1400 x 900, the
 issue's window), shows the ε explorer on the 341-node RT (b = 4, d = 4, seed 0) twice -- drawn
 whole (``max_nodes=400``: all 341 nodes) and at the explorer's default (120 drawn nodes, the rest
-summarised) -- and presses → on the ε slider ``--changes`` times.  A baseline first: a slider
-that sets a two-node DOT, i.e. what the messages and JupyterLab cost without any search or layout
-work to speak of.  For each change it records:
+summarised) -- and presses → on the ε slider ``--changes`` times (the next press as soon as the
+new picture is shown, after ``--pause`` seconds).  A baseline first: a slider that sets a
+two-node DOT, i.e. what the messages and JupyterLab cost without any search or layout work to
+speak of.  For each change it records, on the page's own clock (``performance.now()``):
 
-* **slider → picture**: from the key press until the picture's SVG in the page has changed (the
-  kernel's search and DOT, both comm messages, the layout and the DOM update; Playwright's own
-  polling adds a few ms);
-* **layout**: what the widget itself measured for Graphviz-in-WASM plus the DOM swap.
+* **key → painted**: from the ``keydown`` event reaching the page until the first frame showing
+  the new picture has been painted (the widget marks the moment from a task queued by that
+  frame's animation callback, which runs after the frame's paint).  This covers the slider's
+  message to the kernel, the kernel's search and DOT, the message back, the layout (Graphviz in
+  WebAssembly) or the in-place restyle, the DOM update, style, layout and paint.  Animations
+  (nodes gliding, 300 ms) run on after it: the new state is shown when they start;
+* **kernel + messages**: key → the new DOT reaching the widget;
+* **widget**: the new DOT → the new SVG in the DOM (layout or restyle);
+* **wall clock**: as Playwright sees it, from before its key press until its polling (every
+  animation frame) sees the new picture -- this adds Playwright's own round trips to Chromium.
 
-It prints p50 / p95 / max of each in milliseconds.
+It prints p50 / p95 / max of each in milliseconds, how many changes were restyled in place
+rather than laid out by Graphviz, and the machine's load average before and after.
 """
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import statistics
 import sys
 import tempfile
@@ -44,21 +54,65 @@ CELLS = {
                            "epsilon_explorer(branching=4, depth=4, seed=0)",
 }
 
+# The key press time, on the page's clock (a capturing listener sees it first).
+_JS_LISTEN = """() => { if (!window.__benchKeys) { window.__benchKeys = true;
+  document.addEventListener('keydown', () => { window.__benchKeyAt = performance.now(); }, true); } }"""
+_JS_DATASET = "el => Object.assign({}, el.querySelector('.course-tree-view').dataset)"
+_JS_PAINTED = """([el, n]) => { const d = el.querySelector('.course-tree-view').dataset;
+  return d.renders !== n && d.paintedAt !== undefined &&
+         parseFloat(d.paintedAt) >= parseFloat(d.shownAt); }"""
+
 
 def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` (nearest rank)."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def load() -> str:
+    """The 1, 5 and 15 minute load averages."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def measure(lab: Lab, view, changes: int, pause: float) -> dict[str, list[float]]:
+    """Press → on the view's ε slider ``changes`` times; the times of each change (ms)."""
+    page = lab.page
+    slider = lab.slider(view, re.compile(r"^ε$"))
+    handle = slider.locator(".noUi-handle").first
+    handle.focus()
+    page.evaluate(_JS_LISTEN)
+    element = view.element_handle()
+    times: dict[str, list[float]] = {"key → painted": [], "kernel + messages": [], "widget": [],
+                                     "wall clock": [], "restyled": []}
+    for _ in range(changes):
+        time.sleep(pause)
+        before = view.evaluate(_JS_DATASET)
+        start = time.perf_counter()
+        handle.press("ArrowRight")
+        page.wait_for_function(_JS_PAINTED, arg=[element, before.get("renders")], polling="raf",
+                               timeout=10_000)
+        times["wall clock"].append((time.perf_counter() - start) * 1000)
+        after = view.evaluate(_JS_DATASET)
+        key = page.evaluate("() => window.__benchKeyAt")
+        times["key → painted"].append(float(after["paintedAt"]) - key)
+        times["kernel + messages"].append(float(after["dotAt"]) - key)
+        times["widget"].append(float(after["shownAt"]) - float(after["dotAt"]))
+        times["restyled"].append(float(after.get("restyled", "0")))
+    return times
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--changes", type=int, default=40)
+    parser.add_argument("--pause", type=float, default=0.0,
+                        help="seconds between a new picture and the next key press")
     args = parser.parse_args()
     chromium = find_chromium()
     if chromium is None:
         sys.exit("no Chromium found (set COURSE_CHROMIUM)")
     from playwright.sync_api import sync_playwright
 
+    print(f"load average before: {load()}  ({os.cpu_count()} CPUs)")
     with tempfile.TemporaryDirectory() as tmp:
         root, home = Path(tmp, "root"), Path(tmp, "home")
         root.mkdir()
@@ -83,32 +137,20 @@ def main() -> None:
                     view = lab.output_locator(0)
                     view.locator(".ctv-port svg g.node").first.wait_for(state="attached",
                                                                          timeout=60_000)
-                    slider = lab.slider(view, __import__("re").compile(r"^ε$"))
-                    handle = slider.locator(".noUi-handle").first
-                    handle.focus()
-                    total, layout = [], []
-                    for _ in range(args.changes):
-                        before = view.evaluate(
-                            "el => el.querySelector('.course-tree-view').dataset.renders")
-                        start = time.perf_counter()
-                        handle.press("ArrowRight")
-                        page.wait_for_function(
-                            """([el, n]) => el.querySelector('.course-tree-view')
-                                 .dataset.renders !== n""",
-                            arg=[view.element_handle(), before], polling="raf", timeout=10_000)
-                        total.append((time.perf_counter() - start) * 1000)
-                        layout.append(float(view.evaluate(
-                            "el => el.querySelector('.course-tree-view').dataset.renderMs")))
+                    times = measure(lab, view, args.changes, args.pause)
                     nodes = view.evaluate("el => el.querySelectorAll('.ctv-port g.node').length")
-                    for label, values in (("slider -> picture", total), ("layout (WASM + DOM)", layout)):
-                        print(f"{name:>20} {nodes:4d} drawn nodes  {label:<20} "
-                              f"p50 {statistics.median(values):6.1f} ms  "
+                    restyled = int(sum(times.pop("restyled")))
+                    print(f"{name}: {nodes} drawn nodes, {restyled} of {args.changes} changes "
+                          f"restyled in place, load {load()}")
+                    for label, values in times.items():
+                        print(f"    {label:<18} p50 {statistics.median(values):6.1f} ms  "
                               f"p95 {percentile(values, 0.95):6.1f} ms  max {max(values):6.1f} ms")
                 if lab.console_errors:
                     print("console errors:", *lab.console_errors, sep="\n  ")
                 browser.close()
         finally:
             server.stop()
+    print(f"load average after: {load()}")
 
 
 if __name__ == "__main__":
