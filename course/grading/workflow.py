@@ -52,7 +52,7 @@ import tempfile
 import time
 import zipfile
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1133,6 +1133,8 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
             for item in record.review:
                 log(f"    review: {item}")
 
+    assignments = sorted({a for _, a in todo})
+    copies = _start_copy_audit(layout, assignments)
     with tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
         staged: dict[tuple[str, str], GradeRecord] = {}
         for who, what in todo:
@@ -1146,24 +1148,55 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         if staged:
             _run_jobs(layout, Path(tmp), staged, timeout, wall_limit, done,
                       jobs=jobs or os.cpu_count() or 1, sandbox=not unsafe_no_sandbox)
-    _audit_copies(layout, sorted({a for _, a in todo}), log)
+    _audit_copies(layout, assignments, log, copies())
     return records
 
 
 COPIES_PATH = Path(".course-grading") / "copies.json"
 
 
-def _audit_copies(layout: CourseLayout, assignments: list[str], log: Any) -> list:
+def _find_copies(layout: CourseLayout, assignments: list[str]) -> dict[str, list]:
+    from .similarity import audit_copies
+
+    return {a: audit_copies(layout.root, layout.submitted, a, notes=[]) for a in assignments}
+
+
+def _start_copy_audit(layout: CourseLayout, assignments: list[str]) -> Callable[[], dict]:
+    """Compare the submissions in a thread while they are graded (they do not change meanwhile,
+    and the grading workers leave a core idle while they wait on their sandboxes); the function
+    returned waits for the findings."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["found"] = _find_copies(layout, assignments)
+        except Exception as exc:  # noqa: BLE001 - the audit never stops grading
+            box["found"] = {}
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name="copy-audit", daemon=True)
+    thread.start()
+
+    def wait() -> dict:
+        thread.join()
+        return box["found"]
+
+    return wait
+
+
+def _audit_copies(layout: CourseLayout, assignments: list[str], log: Any,
+                  found: dict[str, list] | None = None) -> list:
     """List near-copies (of another student's code or of the reference searches) for review.
 
     Written to ``autograded/.course-grading/copies.json`` and printed; scores are not changed.
+    ``found`` holds findings already computed (:func:`_start_copy_audit`).
     """
-    from .similarity import audit_copies
-
     findings: dict[str, list] = {}
+    found_by = found if found is not None else _find_copies(layout, assignments)
     for assignment in assignments:
-        notes: list[str] = []
-        found = audit_copies(layout.root, layout.submitted, assignment, notes=notes)
+        found = found_by.get(assignment, [])
         findings[assignment] = [asdict(f) for f in found]
         if log is not None:
             for finding in found:
