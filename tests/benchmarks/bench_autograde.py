@@ -94,6 +94,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{args.students} students ({kinds}), {len(records)} submissions, {args.jobs} jobs, "
           f"{os.cpu_count()} cores: {total:.1f} s wall, {total / len(records):.2f} s per submission "
           f"(median {statistics.median(per):.2f} s per submission in a worker)")
+    slowest = max(records, key=lambda r: r.seconds)
+    print(f"  in workers: {sum(per):.0f} s in all, slowest {slowest.seconds:.1f} s "
+          f"({slowest.student}/{slowest.assignment})")
     for name, seconds in sorted(by_assignment.items()):
         print(f"  {name:<14} median {statistics.median(seconds):.2f} s")
     print("every score as expected" if not wrong else f"UNEXPECTED SCORES: {wrong[:10]}")
