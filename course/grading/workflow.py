@@ -1187,14 +1187,14 @@ def _start_copy_audit(layout: CourseLayout, assignments: list[str]) -> Callable[
 
 
 def _audit_copies(layout: CourseLayout, assignments: list[str], log: Any,
-                  found: dict[str, list] | None = None) -> list:
+                  computed: dict[str, list] | None = None) -> list:
     """List near-copies (of another student's code or of the reference searches) for review.
 
     Written to ``autograded/.course-grading/copies.json`` and printed; scores are not changed.
-    ``found`` holds findings already computed (:func:`_start_copy_audit`).
+    ``computed`` holds the findings if already made (:func:`_start_copy_audit`).
     """
     findings: dict[str, list] = {}
-    found_by = found if found is not None else _find_copies(layout, assignments)
+    found_by = computed if computed is not None else _find_copies(layout, assignments)
     for assignment in assignments:
         found = found_by.get(assignment, [])
         findings[assignment] = [asdict(f) for f in found]

@@ -27,6 +27,7 @@ Examples
 from __future__ import annotations
 
 import builtins
+import collections
 import os
 import shutil
 import signal
@@ -144,7 +145,6 @@ class StudentSession:
         self._game: Any = None
         self._expanded: set[int] = set()
         self._resulted: set[int] = set()
-        self._made: dict[int, list] = {}
         self._infos: dict[int, dict] = {}
         self._calls = 0
         self.restarts = 0
@@ -405,7 +405,7 @@ class StudentSession:
         from ..game import Game
 
         self._game = args[0] if args and isinstance(args[0], Game) else None
-        self._expanded, self._resulted, self._made, self._infos = set(), set(), {}, {}
+        self._expanded, self._resulted, self._infos = set(), set(), {}
         self._send({"op": "forget"})
         self._calls += 1
         call_id = f"{self._calls}-{os.urandom(6).hex()}"
@@ -461,9 +461,10 @@ class StudentSession:
                 if message["op"] == "note":
                     return                 # recorded; the sandbox already had the answer
                 if method in ("moves", "chance_outcomes") and target is self._game and args:
-                    children = self._children(target, args[0], method, value)
-                    if children is not None:
-                        deeper = self._deeper(target, args[0])
+                    made = self._children(target, args[0], method, value)
+                    if made is not None:
+                        children = [self._handle(child) for child in made]
+                        deeper = self._deeper(target, made)
             else:
                 if isinstance(target, Game) or not callable(target):
                     raise SessionError("the sandbox called something that is not a function")
@@ -486,7 +487,7 @@ class StudentSession:
         self._send(reply)
 
     def _children(self, game: Any, state: Any, method: str, listed: Any) -> list | None:
-        """Handles of every child of ``state``, sent with its moves: ``result`` then needs no trip.
+        """Every child of ``state``, sent with its moves: ``result`` then needs no trip.
 
         Once the moves of a state were asked for, ``result`` records nothing new (the node is
         expanded already), so making the children now changes nothing in the record; each is
@@ -498,14 +499,12 @@ class StudentSession:
         self._expanded.add(key)
         moves = [m for m, _ in listed] if method == "chance_outcomes" else list(listed)
         try:
-            made = [game.result(state, move) for move in moves]
-            self._made[key] = made
-            return [self._handle(child) for child in made]
+            return [game.result(state, move) for move in moves]
         except Exception:  # noqa: BLE001 - then result() is asked for move by move
             return None
 
-    def _deeper(self, game: Any, state: Any) -> list:
-        """The levels below ``state``'s children, breadth first, up to :data:`PREFETCH_NODES`.
+    def _deeper(self, game: Any, children: list) -> list:
+        """The levels below ``children`` (just sent), breadth first, up to :data:`PREFETCH_NODES`.
 
         Each entry ``[parent, moves, probabilities or None, children]`` is made without recording
         (:func:`~course.grading.instrument.unrecorded_children`); the sandbox reports the first
@@ -515,10 +514,10 @@ class StudentSession:
         from ..grading.instrument import unrecorded_children
 
         entries: list = []
-        queue = list(self._made.get(id(state), ()))
+        queue = collections.deque(children)
         sent = 0
         while queue and sent < PREFETCH_NODES:
-            parent = queue.pop(0)
+            parent = queue.popleft()
             info = self._infos.get(id(parent))
             if info is None or info.get("terminal") or "turn_error" in info:
                 continue
