@@ -73,6 +73,18 @@ def browser(playwright_sync, chromium_path):
 
 
 @pytest.fixture(scope="session")
+def axe():
+    """The shared axe-core helper module (tests/browser/axe.py), its script fetched once; skips
+    (fails with ``CI=true``) when axe-core cannot be had."""
+    import axe as helper
+    try:
+        helper.axe_source()
+    except helper.AxeUnavailable as exc:
+        _unavailable(f"accessibility tests need axe-core: {exc}")
+    return helper
+
+
+@pytest.fixture(scope="session")
 def lab_server(tmp_path_factory):
     """``jupyter lab`` serving a temporary copy of the course; stopped after the session."""
     root = copy_course_tree(REPO, tmp_path_factory.mktemp("lab-root"))

@@ -152,3 +152,22 @@ def test_button_moves_current_node_of_a_course_drawing(lab, selftest_notebooks):
     after, seconds = lab.wait_changed(view, before, parts=("svg",))
     assert lab.current_nodes(view) == expected[1] * 2
     assert seconds < 1.0
+
+
+def test_axe_finds_violations_and_passes_clean_pages(browser, axe):
+    """The shared axe-core helper reports a missing alt, a nameless button and low contrast, and
+    nothing on the same content made accessible: an accessibility test built on it can fail."""
+    page = browser.new_page()
+    try:
+        page.set_content("<html lang='en'><title>t</title><body><main>"
+                         "<img src='x.png'><button></button><p style='color:#aaa'>low</p>"
+                         "</main></body></html>")
+        found = {v["id"] for v in axe.run_axe(page)}
+        assert {"image-alt", "button-name", "color-contrast"} <= found
+        page.set_content("<html lang='en'><title>t</title><body><main>"
+                         "<img src='x.png' alt='a tree'><button>next</button>"
+                         "<p style='color:#595959'>readable</p></main></body></html>")
+        violations = axe.run_axe(page)
+        assert not violations, axe.describe_violations(violations)
+    finally:
+        page.close()
