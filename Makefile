@@ -23,7 +23,7 @@ help:
 	@echo "Instructors:  make lab          JupyterLab with nbgrader's formgrader (Nbgrader > Formgrader)"
 	@echo "              make release      regenerate exercises/ from solutions/ (nbgrader)"
 	@echo "              make student-bundle   the students' copy of the course (dist/*-student.zip)"
-	@echo "              make collect-zip ZIP=submissions.zip   unpack a zip of submissions"
+	@echo "              make collect-zip ZIP=submissions.zip ASSIGNMENT=a1_minimax   unpack an LMS zip"
 	@echo "              make autograde    autograde every submission in $(SUBMISSIONS)/, each in a sandbox"
 	@echo "                                (JOBS=n parallel workers; AUTOGRADE_ARGS=--unsafe-no-sandbox)"
 	@echo "              make feedback     write feedback HTML for every graded submission"
@@ -81,7 +81,7 @@ student-bundle: $(VENV)/.installed
 
 collect-zip: $(VENV)/.installed
 	@test -n "$(ZIP)" || { echo "usage: make collect-zip ZIP=submissions.zip [SUBMISSIONS=submitted]"; exit 2; }
-	$(PY) -m course.grading collect-zip "$(ZIP)" --submissions "$(SUBMISSIONS)"
+	$(PY) -m course.grading collect-zip "$(ZIP)" --submissions "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
 autograde: $(VENV)/.installed
 	$(PY) -m course.grading autograde --submissions "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) \

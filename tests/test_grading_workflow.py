@@ -35,24 +35,36 @@ def test_collect_zip_understands_three_layouts(course, tmp_path):
     archive = tmp_path / "class.zip"
     body = RELEASE_A2.read_bytes()
     with zipfile.ZipFile(archive, "w") as zf:
-        zf.writestr(zipfile.ZipInfo("submitted/ada/a2_alphabeta/alphabeta.ipynb", (2024, 3, 1, 9, 30, 0)), body)
+        zf.writestr(zipfile.ZipInfo("ada/a2_alphabeta/alphabeta.ipynb", (2024, 3, 1, 9, 30, 0)), body)
         zf.writestr("Grace Hopper_123_assignsubmission_file_/minimax.ipynb", body)
         zf.writestr("alan.turing_ordering.ipynb", body)
         zf.writestr("__MACOSX/ada/._alphabeta.ipynb", b"junk")
         zf.writestr("../../etc/passwd", b"x")
         zf.writestr("notes.txt", b"hello")
     out = tmp_path / "submitted"
-    collected, skipped = collect_zip(archive, out, root=course)
-    assert sorted(collected) == [
+    done = collect_zip(archive, out, root=course)
+    assert sorted(c[:3] for c in done.collected) == [
         ("Grace_Hopper", "a1_minimax", "minimax.ipynb"),
         ("ada", "a2_alphabeta", "alphabeta.ipynb"),
         ("alan.turing", "a5_ordering", "ordering.ipynb"),
     ]
     assert (out / "ada" / "a2_alphabeta" / "alphabeta.ipynb").read_bytes() == body
     assert (out / "ada" / "a2_alphabeta" / "timestamp.txt").read_text().strip() == "2024-03-01 09:30:00"
-    reasons = dict(skipped)
-    assert set(reasons) == {"__MACOSX/ada/._alphabeta.ipynb", "../../etc/passwd", "notes.txt"}
+    assert [e for e, _ in done.ignored] == ["__MACOSX/ada/._alphabeta.ipynb"]
+    assert dict(done.refused).keys() == {"../../etc/passwd", "notes.txt"} and not done.ok
     assert not (tmp_path / "etc").exists()
+
+
+def test_a_zip_of_a_submitted_folder_keeps_its_layout(course, tmp_path):
+    archive = tmp_path / "submitted.zip"
+    body = RELEASE_A2.read_bytes()
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("submitted/ada/a2_alphabeta/alphabeta.ipynb", body)
+        zf.writestr("submitted/ada/a2_alphabeta/timestamp.txt", "2024-03-01 09:30:00")
+        zf.writestr("submitted/grace/a2_alphabeta/alphabeta.ipynb", body)
+    done = collect_zip(archive, tmp_path / "out", root=course)
+    assert sorted(c[:2] for c in done.collected) == [("ada", "a2_alphabeta"), ("grace", "a2_alphabeta")]
+    assert [e for e, _ in done.ignored] == ["submitted/ada/a2_alphabeta/timestamp.txt"]
 
 
 def test_collect_zip_rejects_what_is_not_a_zip(course, tmp_path):

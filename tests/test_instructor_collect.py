@@ -49,7 +49,8 @@ def test_lms_names_map_one_student_to_one_folder(course, tmp_path):
     ])
     out = tmp_path / "submitted"
     lines = []
-    collected, skipped = collect_zip(archive, out, root=course, log=lines.append)
+    done = collect_zip(archive, out, root=course, log=lines.append)
+    collected = [c[:3] for c in done.collected]
     assert sorted(collected) == [
         ("Alan_Turing", "a5_ordering", "ordering.ipynb"),
         ("hopperg", "a4_bounded", "bounded.ipynb"),
@@ -65,7 +66,8 @@ def test_lms_names_map_one_student_to_one_folder(course, tmp_path):
     assert json.loads((out / "hopperg" / "a4_bounded" / "bounded.ipynb").read_text())["metadata"]["tag"] \
         == "canvas-resubmitted"
     assert (out / "lovelaceada" / "a3_chance" / "timestamp.txt").read_text().strip() == "2024-04-02 10:00:00"
-    assert [name for name, _ in skipped] == ["A1 Minimax_knuthd_attempt_2024-03-01-09-30-00.txt"]
+    assert [name for name, _ in done.ignored] == ["A1 Minimax_knuthd_attempt_2024-03-01-09-30-00.txt"]
+    assert done.ok and not done.refused and not done.ambiguous
     assert lines == []      # nothing replaced
 
 
@@ -76,14 +78,14 @@ def test_two_submissions_in_one_zip_keep_the_newer_and_say_so(course, tmp_path):
     ])
     out = tmp_path / "submitted"
     lines = []
-    collected, skipped = collect_zip(archive, out, root=course, log=lines.append)
-    assert collected == [("lovelaceada", "a1_minimax", "minimax.ipynb")]
+    done = collect_zip(archive, out, root=course, log=lines.append)
+    assert [c[:3] for c in done.collected] == [("lovelaceada", "a1_minimax", "minimax.ipynb")]
     body = json.loads((out / "lovelaceada" / "a1_minimax" / "minimax.ipynb").read_text())
     assert body["metadata"]["tag"] == "second"
-    assert len(lines) == 1 and "kept the newer lovelaceada_1234_9999_minimax.ipynb" in lines[0]
+    assert len(lines) == 1 and "kept lovelaceada_1234_9999_minimax.ipynb" in lines[0]
     assert "lovelaceada_LATE_1234_5678_minimax.ipynb" in lines[0]
-    assert skipped == [("lovelaceada_LATE_1234_5678_minimax.ipynb",
-                        "an older submission of lovelaceada/a1_minimax/minimax.ipynb")]
+    assert done.refused == [("lovelaceada_LATE_1234_5678_minimax.ipynb", "another file of lovelaceada "
+                             "was taken as minimax.ipynb (lovelaceada_1234_9999_minimax.ipynb)")]
     assert (out / "lovelaceada" / "a1_minimax" / "timestamp.txt").read_text().strip() == "2024-04-02 10:00:00"
 
 
@@ -94,15 +96,15 @@ def test_an_existing_submission_is_replaced_only_by_a_newer_one_and_never_silent
     # an older zip does not overwrite the newer submission already collected
     older = _zip(tmp_path / "older.zip", [("ada/a1_minimax/minimax.ipynb", MARCH, _nb("march"))])
     lines = []
-    collected, skipped = collect_zip(older, out, root=course, log=lines.append)
-    assert collected == [] and len(skipped) == 1
+    done = collect_zip(older, out, root=course, log=lines.append)
+    assert done.collected == [] and len(done.notes) == 2           # older; and: no roster
     assert json.loads((out / "ada" / "a1_minimax" / "minimax.ipynb").read_text())["metadata"]["tag"] == "april"
     assert len(lines) == 1 and "kept the newer submission already in" in lines[0]
     # a newer one replaces it, and says so
     newer = _zip(tmp_path / "newer.zip", [("ada/a1_minimax/minimax.ipynb", (2024, 5, 1, 8, 0, 0), _nb("may"))])
     lines = []
-    collected, _ = collect_zip(newer, out, root=course, log=lines.append)
-    assert collected == [("ada", "a1_minimax", "minimax.ipynb")]
+    done = collect_zip(newer, out, root=course, log=lines.append)
+    assert [c[:3] for c in done.collected] == [("ada", "a1_minimax", "minimax.ipynb")]
     assert json.loads((out / "ada" / "a1_minimax" / "minimax.ipynb").read_text())["metadata"]["tag"] == "may"
     assert len(lines) == 1 and "replaced the submission already collected (2024-04-02 10:00:00)" in lines[0]
     assert (out / "ada" / "a1_minimax" / "timestamp.txt").read_text().strip() == "2024-05-01 08:00:00"
@@ -120,6 +122,7 @@ def test_the_command_prints_the_warnings(course, tmp_path, capsys):
         ("lovelaceada_1234_5678_minimax.ipynb", MARCH, _nb("first")),
     ])
     assert main(["--root", str(course), "collect-zip", str(archive),
-                 "--submissions", str(tmp_path / "out")]) == 0
-    out = capsys.readouterr().out
-    assert "WARNING: lovelaceada/a1_minimax/minimax.ipynb: two submissions in the zip" in out
+                 "--submissions", str(tmp_path / "out")]) == 1
+    captured = capsys.readouterr()
+    assert "WARNING: lovelaceada/a1_minimax/minimax.ipynb: two files in the zip" in captured.out
+    assert "1 refused:" in captured.err and "lovelaceada_1234_5678_minimax.ipynb" in captured.err

@@ -6,7 +6,7 @@ command                                            what it does
 ``prepare``                                        the exchange folder and a complete gradebook (``make lab``)
 ``release``                                        regenerate ``exercises/`` from ``solutions/``
 ``student-bundle [--output Z] [--exchange DIR]``    the students' copy of the course (no solutions)
-``collect-zip ZIP [--submissions DIR]``            unpack a zip of submissions into ``DIR/<student>/<assignment>/``
+``collect-zip ZIP [--assignment A]``               unpack an LMS zip into ``submitted/<student>/<assignment>/``
 ``autograde [--submissions DIR] [--assignment A]``  autograde every submission (one process each)
 ``feedback [--assignment A]``                      write feedback HTML for every graded submission
 ``grades [--output grades.csv]``                   one CSV row per student and assignment
@@ -15,7 +15,8 @@ command                                            what it does
 
 Every command takes ``--root DIR``, the course directory (default: the current
 one).  Problems an instructor must fix end with exit status 2 and one line on
-standard error; a submission that cannot be graded never stops the others
+standard error; ``collect-zip`` ends with status 1 when it refused entries,
+found ambiguous ones or roster students with nothing; a submission that cannot be graded never stops the others
 (it is listed, with the reason, in the grading report and in ``grades.csv``).
 """
 
@@ -49,9 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exchange", default=None,
                    help="the exchange folder the students use (default: the course's Exchange.root)")
 
-    p = sub.add_parser("collect-zip", help="unpack a zip of submissions")
+    p = sub.add_parser("collect-zip", help="unpack a zip of submissions (exit status 1 if anything "
+                                           "was refused or ambiguous, or a roster student got nothing)")
     p.add_argument("zip")
     p.add_argument("--submissions", default="submitted")
+    p.add_argument("--assignment", default=None,
+                   help="the assignment the zip is for (needed when two assignments share a "
+                        "notebook name)")
 
     p = sub.add_parser("autograde", help="autograde every submission")
     p.add_argument("--submissions", default=None, help="default: nbgrader's submitted/")
@@ -97,13 +102,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             path = student_bundle(args.root, args.output, exchange=args.exchange)
             print(f"students' copy of the course written to {path}")
         elif args.command == "collect-zip":
-            collected, skipped = collect_zip(args.zip, args.submissions, root=args.root,
-                                                      log=lambda line: print(f"WARNING: {line}"))
-            for student, assignment, name in collected:
+            done = collect_zip(args.zip, args.submissions, root=args.root, assignment=args.assignment,
+                               log=lambda line: print(f"WARNING: {line}"))
+            for student, assignment, name, _ in done.collected:
                 print(f"{student}/{assignment}/{name}")
-            for entry, why in skipped:
-                print(f"skipped {entry}: {why}")
-            print(f"{len(collected)} files collected into {args.submissions}, {len(skipped)} skipped")
+            for note in done.notes:
+                print(f"note: {note}")
+            print(f"{len(done.collected)} files collected into {args.submissions}; "
+                  f"{len(done.refused)} refused, {len(done.ambiguous)} ambiguous, "
+                  f"{len(done.ignored)} ignored")
+            if done.warning():
+                print("WARNING: look at these before grading:\n" + done.warning(), file=sys.stderr)
+            if not done.ok:
+                return 1
         elif args.command == "autograde":
             records = autograde(args.root, args.submissions, assignment=args.assignment,
                                          student=args.student, cell_timeout=args.timeout, log=print,

@@ -1,7 +1,77 @@
 """Importing a zip of submissions from a learning-management system (Canvas, Moodle, Blackboard).
 
 Everything here reads **hostile input**: the zip's entry names, dates and
-contents come from students (through the LMS) and are read as data, never run.
+contents come from students (through the LMS) and are read as data, never run,
+never used as a path.  Each file of the zip is filed as exactly one notebook of
+one assignment of one student, or refused with the reason; the import ends
+with one warning listing what was refused or ambiguous and which students of
+the roster got nothing, and :attr:`ZipImport.ok` is False if there is any.
+
+Who a file belongs to
+---------------------
+Only the part of an entry's name that the LMS wrote says whose it is, read
+from the **left**; what the student chose (the uploaded file's name, folders
+inside their Moodle folder) comes after it and never decides the student:
+
+==========  =====================================================================  ==============
+system      entry name (the LMS's part, then the student's file)                   student part
+==========  =====================================================================  ==============
+Canvas      ``lovelaceada[_LATE]_1234_5678_<file>``                                login
+                                                                                   ``lovelaceada``
+                                                                                   and user id
+                                                                                   ``1234``
+Moodle      ``Ada Lovelace_1234_assignsubmission_file_/<file>`` (or ``..._file_<file>``)  ``Ada Lovelace``
+Blackboard  ``A1 Minimax_lovelaceada_attempt_2024-03-01-09-30-00_<file>``           ``lovelaceada``
+                                                                                   (before the
+                                                                                   first
+                                                                                   ``_attempt_``)
+nbgrader    ``[<top>/]<student>/<assignment>/<file>`` (a zip of ``submitted/``)     ``<student>``
+folders     ``<student>/<file>``                                                    ``<student>``
+plain       ``<student>_<notebook>.ipynb`` (also ``-``, ``.``, space)               ``<student>``
+==========  =====================================================================  ==============
+
+With a roster (``roster.csv``, :mod:`.roster`) the student part must name
+exactly one of its students: by id, by one of their ``lms_names``, by
+``first_name last_name`` (Moodle), or by ``lms_user_id`` (Canvas's number);
+a part that names nobody is refused, one that can name two students is
+ambiguous.  Without a roster the student part itself becomes the id
+(spaces become ``_``; Canvas and Blackboard logins as they are) and must match
+the student id pattern (:mod:`.student_ids`); nobody can then be listed as
+missing, and the import says so.
+
+Which notebook a file is
+------------------------
+A file is one of the notebooks of ``--assignment`` (or, without it, of any
+assignment) when its name, ignoring case, is the notebook's name after
+removing what downloads and students add: copy numbers (``minimax (1)``,
+``minimax-2``, ``minimax_3``), ``final``, ``copy``, ``v2``.  So
+``Minimax (1).ipynb``, ``minimax-final.ipynb`` and ``MINIMAX.ipynb`` are all
+``minimax.ipynb``.  A name that *contains* exactly one notebook's name as a
+word (``Minimax_RenamedByStudent.ipynb``, ``my minimax answers.ipynb``) is
+taken as that notebook too, and listed as *recognised by its name* so the
+instructor can check; a file of that student named exactly wins over it.  A
+name with two notebooks' names in it, a notebook name shared by two
+assignments without ``--assignment``, or two different files that are the
+same notebook of one student with the same date, is ambiguous; any other file
+(``notes.ipynb``, ``helper.py``) is refused as *not a notebook of the
+assignment*.  Operating-system debris (``__MACOSX/``, ``.DS_Store``) and the
+LMS's own records (Blackboard's ``..._attempt_<date>.txt``) are ignored.
+
+The zip itself
+--------------
+No entry name is ever used as a path: files are written only as
+``<submissions>/<student id>/<assignment>/<notebook>.ipynb``, so ``../``,
+absolute names and drive letters cannot reach anywhere else.  Entries are
+refused when they are links, encrypted, corrupt, larger than
+:data:`MAX_FILE_BYTES` unpacked (read in pieces: a zip bomb stops there), or
+dated more than a day in the future (no LMS submission is; a day allows for
+time zones); a zip with more than :data:`MAX_ENTRIES` entries or
+:data:`MAX_TOTAL_BYTES` in all is refused as a whole.  Two entries with the
+same name cannot be told apart and are both refused.
+
+**Nothing is overwritten silently.**  When a student's notebook is already in
+``<submissions>`` with other contents, the newer one is kept (the zip's date
+against the folder's ``timestamp.txt``) and the import says which.
 """
 
 from __future__ import annotations
@@ -10,110 +80,285 @@ import contextlib
 import datetime as _dt
 import os
 import re
+import stat
+import tempfile
 import zipfile
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..course_dir import WorkflowError, course_layout
+from .roster import Roster, course_roster
+from .student_ids import describe_name, is_student_id
 
-__all__ = ["collect_zip", "lms_student"]
+__all__ = ["collect_zip", "ZipImport", "LmsIdentity", "lms_identity", "notebook_match", "MAX_FILE_BYTES",
+           "MAX_TOTAL_BYTES", "MAX_ENTRIES"]
+
+#: The largest file accepted, unpacked (a notebook with many pictures is a few MiB).
+MAX_FILE_BYTES = 50 * 2 ** 20
+#: The most a whole zip may unpack to.
+MAX_TOTAL_BYTES = 4 * 2 ** 30
+#: The most entries a zip may have.
+MAX_ENTRIES = 20_000
+#: How far in the future a zip's date may be (time zones) before the entry is refused.
+FUTURE_SLACK = _dt.timedelta(days=1)
+
+_DATE = r"\d{4}(?:-\d{2}){5}"
+#: Canvas: ``login[_LATE]_userid_submissionid_file`` (Canvas logins are lower-case letters and digits).
+_CANVAS = re.compile(r"^(?P<login>[a-z0-9]+)(?P<late>_late)?_(?P<uid>\d+)_(?P<sid>\d+)_(?P<file>.+)$",
+                     re.IGNORECASE)
+#: Moodle, a folder per student (``Full Name_participantid_assignsubmission_plugin_``) or flat.
+_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)$",
+                     re.IGNORECASE)
+#: Moodle's folder per student.
+_MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_(?P<pid>\d+)_assignsubmission_[a-z]+_?$", re.IGNORECASE)
+#: Blackboard: ``Assignment_username_attempt_<date>[_file]``: the first ``_attempt_<date>`` is the LMS's.
+_BLACKBOARD = re.compile(rf"^(?P<prefix>.*?)_attempt_(?P<date>{_DATE})(?:_(?P<file>.*)|\.txt)?$")
+#: What downloads and students add to a notebook's name.
+_DECORATION = re.compile(r"(?:[\s_-]*\(\d+\)|[\s_-]+\d{1,3}|[\s_-]+(?:final|copy|v\d+))$", re.IGNORECASE)
+_WORDS = re.compile(r"[\s_.()\[\]-]+")
+_JUNK = re.compile(r"^(?:\.ds_store|thumbs\.db|desktop\.ini|\._.*)$", re.IGNORECASE)
+#: nbgrader's own files in a zip of ``submitted/``.
+_NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")
 
 
-def _safe_id(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", text).strip("._-")
+@dataclass
+class ZipImport:
+    """What :func:`collect_zip` did: each entry of the zip is in exactly one of the lists."""
+
+    collected: list[tuple[str, str, str, str]] = field(default_factory=list)
+    """``(student, assignment, notebook file, entry)`` for each file written (or already there)."""
+    recognised: list[tuple[str, str]] = field(default_factory=list)
+    """``(entry, notebook file)``: collected although renamed by the student (check them)."""
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    """``(entry, reason)``: not filed (unknown student, not a notebook of the assignment, unsafe...)."""
+    ambiguous: list[tuple[str, str]] = field(default_factory=list)
+    """``(entry, reason)``: could be more than one student, assignment or notebook: not filed."""
+    ignored: list[tuple[str, str]] = field(default_factory=list)
+    """``(entry, reason)``: system debris and the LMS's own records."""
+    missing: list[tuple[str, str]] = field(default_factory=list)
+    """``(student, assignment)``: roster students with nothing collected for an assignment of the zip."""
+    notes: list[str] = field(default_factory=list)
+    """Submissions kept or replaced over another, and other remarks."""
+    roster: Path | None = None
+    """The roster used (None: there was none)."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether every entry was filed or ignored and every roster student got something."""
+        return not (self.refused or self.ambiguous or self.missing)
+
+    def warning(self) -> str:
+        """The closing warning: everything the instructor must look at (empty if nothing)."""
+        lines = []
+        for title, items in (("refused", self.refused), ("ambiguous (not collected)", self.ambiguous)):
+            if items:
+                lines.append(f"{len(items)} {title}:")
+                lines += [f"  {describe_name(entry, 120)}: {why}" for entry, why in items]
+        if self.missing:
+            lines.append(f"{len(self.missing)} roster student{'s' if len(self.missing) != 1 else ''} "
+                         "with nothing collected:")
+            lines += [f"  {student} ({assignment})" for student, assignment in self.missing]
+        if self.recognised:
+            lines.append(f"{len(self.recognised)} renamed file{'s' if len(self.recognised) != 1 else ''} "
+                         "collected by the notebook name in them (check them):")
+            lines += [f"  {describe_name(entry, 120)} as {nb}" for entry, nb in self.recognised]
+        return "\n".join(lines)
 
 
-#: Blackboard: ``<assignment name>_<username>_attempt_<YYYY-MM-DD-HH-MM-SS>[_<file name>]``.
-_BLACKBOARD = re.compile(r"^(?:.*_)?(?P<user>[^_]+)_attempt_\d{4}(?:-\d{2}){5}$")
-#: Moodle's folder per student: ``<full name>_<participant id>_assignsubmission_<plugin>_``.
-_MOODLE = re.compile(r"^(?P<user>.+?)_\d+_assignsubmission_[a-z]+_?$", re.IGNORECASE)
-#: Canvas: ``<login>[_LATE]_<user id>[_<submission id>]`` (ids of three or more digits).
-_CANVAS = re.compile(r"^(?P<user>.+?)(?:_late)?(?:_\d{3,}){1,2}$", re.IGNORECASE)
-#: A copy number a download or a resubmission adds to a file name: ``minimax-1``, ``minimax (2)``.
-_COPY_NUMBER = re.compile(r"(?:-\d+| \(\d+\))$")
+class LmsIdentity(NamedTuple):
+    """Who an entry of a zip belongs to, as its name says (:func:`lms_identity`)."""
+
+    system: str
+    """``canvas``, ``moodle``, ``blackboard``, ``nbgrader``, ``folder``, ``plain`` or ``unclear``."""
+    names: tuple[str, ...]
+    """The student part(s) to look up: a login, a full name, a folder name."""
+    lms_user_id: str = ""
+    """Canvas's numeric user id."""
+    file: str = ""
+    """The student's part of the name: the uploaded file's name."""
+    assignment: str = ""
+    """The assignment folder (nbgrader's layout)."""
 
 
-def lms_student(raw: str) -> str:
-    """The student's id in a learning-management system's file or folder name.
+def lms_identity(name: str, *, assignments: Iterable[str] = ()) -> LmsIdentity | None:
+    """Who an entry belongs to, from the LMS's part of its name (see the module notes).
 
-    ==========  ==========================================================  ================
-    system      name (before the notebook's own name)                       student
-    ==========  ==========================================================  ================
-    Canvas      ``lovelaceada_1234_5678_`` (login, user id, submission id)  ``lovelaceada``
-    Canvas      ``lovelaceada_LATE_1234_5678_`` (a late submission)         ``lovelaceada``
-    Moodle      ``Ada Lovelace_1234_assignsubmission_file_`` (a folder)     ``Ada_Lovelace``
-    Blackboard  ``A1 Minimax_lovelaceada_attempt_2024-03-01-09-30-00_``     ``lovelaceada``
-    ==========  ==========================================================  ================
+    Parameters
+    ----------
+    name : str
+        The entry's path in the zip, ``/``-separated, without a common top folder.
+    assignments : iterable of str
+        The course's assignments (to recognise ``<student>/<assignment>/<file>``).
 
-    The systems' numeric ids (three digits or more) and ``LATE`` markers are
-    dropped, so the same student gets the same id in every assignment; other
-    names are kept as they are (``student_01`` stays ``student_01``).
+    Returns
+    -------
+    LmsIdentity or None
+        ``system``, the student ``names`` to look up, Canvas's ``lms_user_id``,
+        the student's ``file`` part; None if the name has no student part.
 
-    >>> [lms_student(s) for s in ("lovelaceada_1234_5678", "lovelaceada_LATE_1234_5678",
-    ...  "Ada Lovelace_1234_assignsubmission_file_", "A1_lovelaceada_attempt_2024-03-01-09-30-00",
-    ...  "ada", "alan.turing", "student_01", "20231234")]
-    ['lovelaceada', 'lovelaceada', 'Ada_Lovelace', 'lovelaceada', 'ada', 'alan.turing', 'student_01', '20231234']
+    Examples
+    --------
+    >>> lms_identity("lovelaceada_LATE_1234_5678_minimax (1).ipynb")[:4]
+    ('canvas', ('lovelaceada',), '1234', 'minimax (1).ipynb')
+    >>> lms_identity("Ada Lovelace_77_assignsubmission_file_/sub/Minimax.ipynb")[:4]
+    ('moodle', ('Ada Lovelace',), '', 'Minimax.ipynb')
+    >>> lms_identity("A1 Minimax_mallory_attempt_2024-03-01-10-00-00_knuthd_attempt_"
+    ...              "2024-03-01-09-30-01_minimax.ipynb").names
+    ('mallory',)
+    >>> lms_identity("ada/a1_minimax/minimax.ipynb", assignments=["a1_minimax"])[:5]
+    ('nbgrader', ('ada',), '', 'minimax.ipynb', 'a1_minimax')
     """
-    text = raw.strip().rstrip("-. ")
-    for pattern in (_BLACKBOARD, _MOODLE, _CANVAS):
-        found = pattern.match(text.rstrip("_") if pattern is not _MOODLE else text)
+    parts = name.split("/")
+    first, last = parts[0], parts[-1]
+    if len(parts) >= 2:
+        found = _MOODLE_FOLDER.match(first)       # a Moodle folder: the student is the folder
         if found:
-            return _safe_id(found.group("user"))
-    return _safe_id(text)
+            return LmsIdentity("moodle", (found.group("name").strip(),), file=last)
+        if len(parts) == 3 and parts[1] in set(assignments):
+            return LmsIdentity("nbgrader", (first,), file=last, assignment=parts[1])
+        if len(parts) >= 4 and parts[-2] in set(assignments):
+            # <x>/<student>/<assignment>/<file> in a zip of many top folders: whose is it, x's or
+            # the student's?  Neither is taken (a student's own folders must not name another)
+            return LmsIdentity("unclear", (first, parts[-3]), file=last, assignment=parts[-2])
+        return LmsIdentity("folder", (first,), file=last)
+    found = _CANVAS.match(name)
+    if found:
+        return LmsIdentity("canvas", (found.group("login"),), found.group("uid"), found.group("file"))
+    found = _MOODLE.match(name)
+    if found and found.group("file"):
+        return LmsIdentity("moodle", (found.group("name").strip(),), file=found.group("file"))
+    found = _BLACKBOARD.match(name)
+    if found:
+        words = found.group("prefix").split("_")
+        # the username is the last word before _attempt_; an assignment name may hold "_" too,
+        # so the longer tails are candidates (shortest first), decided by the roster
+        tails = tuple("_".join(words[-k:]) for k in range(1, len(words) + 1) if words[-k:][0])
+        return LmsIdentity("blackboard", tails[: max(1, len(words) - 1)] if len(words) > 1 else tails,
+                         file=found.group("file") or "")
+    return LmsIdentity("plain", (), file=name)
 
 
-def _notebook_name(filename: str, notebooks: Iterable[str]) -> str | None:
-    """The assignment notebook a submitted file name is (``minimax-1.ipynb`` is ``minimax``)."""
-    if not filename.endswith(".ipynb"):
+def _stem_key(stem: str) -> str:
+    key = stem.strip()
+    while True:
+        shorter = _DECORATION.sub("", key).strip()
+        if shorter == key or not shorter:
+            return key.casefold()
+        key = shorter
+
+
+def notebook_match(filename: str, notebooks: Iterable[str]) -> tuple[str, list[str]]:
+    """Which of ``notebooks`` a file name is: ``("exact" | "renamed" | "none", matches)``.
+
+    >>> nbs = ["minimax", "alphabeta"]
+    >>> [notebook_match(f, nbs) for f in ("minimax.ipynb", "Minimax (1).ipynb", "minimax-final.ipynb")]
+    [('exact', ['minimax']), ('exact', ['minimax']), ('exact', ['minimax'])]
+    >>> notebook_match("Minimax_RenamedByStudent.ipynb", nbs), notebook_match("notes.ipynb", nbs)
+    (('renamed', ['minimax']), ('none', []))
+    >>> notebook_match("minimax_vs_alphabeta.ipynb", nbs)
+    ('renamed', ['alphabeta', 'minimax'])
+    """
+    if not filename.lower().endswith(".ipynb"):
+        return "none", []
+    stem = filename[: -len(".ipynb")]
+    key = _stem_key(stem)
+    names = sorted(set(notebooks))
+    exact = [nb for nb in names if nb.casefold() == key]
+    if exact:
+        return "exact", exact
+    words = [w for w in _WORDS.split(stem.casefold()) if w]
+    found = []
+    for nb in names:
+        target = [w for w in _WORDS.split(nb.casefold()) if w]
+        if any(words[i:i + len(target)] == target for i in range(len(words) - len(target) + 1)):
+            found.append(nb)
+    return ("renamed", found) if found else ("none", [])
+
+
+def _plain_split(filename: str, notebooks: Iterable[str]) -> tuple[str, str] | None:
+    """``(student part, notebook)`` of ``<student><sep><notebook>[decoration].ipynb``."""
+    if not filename.lower().endswith(".ipynb"):
         return None
-    stem = filename[:-6]
-    for candidate in (stem, _COPY_NUMBER.sub("", stem)):
-        if candidate in notebooks:
-            return candidate
+    stem = filename[: -len(".ipynb")]
+    for nb in sorted(set(notebooks), key=len, reverse=True):
+        found = re.match(rf"^(?P<head>.+?)[_\-. ](?P<nb>{re.escape(nb)})((?:[\s_-]*\(\d+\)|[\s_-]+\d{{1,3}}"
+                         r"|[\s_-]+(?:final|copy|v\d+))*)$", stem, re.IGNORECASE)
+        if found:
+            return found.group("head"), nb
     return None
 
 
-def _when_on_disk(folder: Path, path: Path) -> _dt.datetime:
-    """When an already collected file was submitted: its ``timestamp.txt``, else its file time."""
-    try:
+def _resolve(identity: LmsIdentity, roster: Roster | None) -> tuple[str | None, str]:
+    """The student id an identity names: ``(id, "")`` or ``(None, reason)``; reason starts with
+    ``ambiguous`` when it could be several students."""
+    if roster is not None:
+        found: dict[str, Any] = {}
+        if identity.lms_user_id:
+            found.update({s.id: s for s in roster.by_lms_user_id(identity.lms_user_id)})
+        for name in identity.names:            # every reading of the LMS's part must agree
+            found.update({s.id: s for s in roster.by_name(name)})
+        if len(found) == 1:
+            return next(iter(found)), ""
+        shown = " / ".join(describe_name(n) for n in identity.names[:2]) or "(none)"
+        if len(found) > 1:
+            return None, f"ambiguous: {shown} can be {', '.join(sorted(found))} (add lms_names to the roster)"
+        extra = f" (lms_user_id {identity.lms_user_id})" if identity.lms_user_id else ""
+        return None, f"{shown}{extra} is not a student of the roster {roster.path}"
+    if not identity.names:
+        return None, "no student name in it"
+    candidate = identity.names[0]
+    if identity.system == "moodle":
+        candidate = "_".join(candidate.split())
+    if identity.system == "canvas":
+        candidate = candidate.lower()
+    if not is_student_id(candidate):
+        return None, (f"{describe_name(candidate)} is not a valid student id (and there is no "
+                      "roster.csv to map it to one)")
+    return candidate, ""
+
+
+def _read_limited(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    chunks, total = [], 0
+    with archive.open(info) as handle:
+        while True:
+            chunk = handle.read(1 << 20)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > MAX_FILE_BYTES:
+                raise ValueError(f"larger than {MAX_FILE_BYTES // 2 ** 20} MiB unpacked")
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _timestamp(folder: Path) -> _dt.datetime | None:
+    with contextlib.suppress(OSError, ValueError):
         text = (folder / "timestamp.txt").read_text(encoding="utf-8").strip()
         return _dt.datetime.strptime(text[:19], "%Y-%m-%d %H:%M:%S")
-    except (OSError, ValueError):
-        return _dt.datetime.fromtimestamp(path.stat().st_mtime).replace(microsecond=0)
+    return None
+
+
+def _safe_folder(destination: Path, student: str, assignment: str) -> Path:
+    """``destination/student/assignment``, created; refuses links on the way."""
+    destination.mkdir(parents=True, exist_ok=True)
+    folder = destination
+    for part in (student, assignment):
+        folder = folder / part
+        if folder.is_symlink():
+            raise ValueError(f"{folder} is a symbolic link")
+        folder.mkdir(exist_ok=True)
+    return folder
 
 
 def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "submitted", *,
-                root: str | os.PathLike = ".",
-                log: Any = None) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+                root: str | os.PathLike = ".", assignment: str | None = None,
+                log: Any = None) -> ZipImport:
     """Unpack a zip of submissions into nbgrader's ``<student>/<assignment>/`` layout.
 
-    Entries are recognised by their paths (a leading folder, as in a zip of a
-    whole ``submitted/`` folder, is ignored):
-
-    * ``.../<student>/<assignment>/<file>`` for a known assignment (the student
-      folder is taken as it is);
-    * ``.../<student>/<notebook>.ipynb`` for a known notebook name (the
-      layout of learning-management systems that make a folder per student,
-      such as Moodle's ``Ada Lovelace_1234_assignsubmission_file_/``);
-    * ``<student><sep><notebook>.ipynb`` with ``sep`` one of ``_ - .`` or a
-      space (the flat layout, e.g. ``ada_lovelace_minimax.ipynb``, Canvas's
-      ``lovelaceada_1234_5678_minimax.ipynb`` or Blackboard's
-      ``A1_lovelaceada_attempt_2024-03-01-09-30-00_minimax.ipynb``).
-
-    In the last two layouts the student part is normalised by
-    :func:`lms_student` (numeric ids, ``LATE`` markers and the Canvas, Moodle
-    and Blackboard decorations are dropped), and a copy number the system
-    added to the notebook's name (``minimax-1.ipynb``, ``minimax (2).ipynb``)
-    is removed, so one student gets one folder.  Student ids keep letters,
-    digits and ``_ . @ -``; other characters become ``_``.
-
-    **Nothing is overwritten silently.**  When two entries of the zip are the
-    same student's same file, or a file was already collected with other
-    contents, the newer one (by the zip's dates, and ``timestamp.txt`` for a
-    file already collected) is kept, and ``log`` is told which.  Each
-    submission folder gets a ``timestamp.txt`` (the newest of its files'
-    dates), which nbgrader uses for late penalties.
+    Each entry is filed as one notebook of one assignment of one student, or
+    refused, or found ambiguous (see the module notes for how names are read).
 
     Parameters
     ----------
@@ -121,20 +366,24 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
     submissions : path
         Destination folder (created if needed).
     root : path
-        The course directory (for the assignment and notebook names).
+        The course directory (its assignments, notebooks and ``roster.csv``).
+    assignment : str, optional
+        The assignment the zip is for (an LMS exports one at a time); without
+        it, a notebook name must belong to one assignment only.
     log : callable, optional
         Receives one line per submission kept or replaced over another.
 
     Returns
     -------
-    (collected, skipped)
-        ``(student, assignment, file name)`` for each file written, and
-        ``(entry, reason)`` for each entry left out.
+    ZipImport
+        What was collected, recognised, refused, ambiguous, ignored and
+        missing; ``.ok`` is False when the instructor must look.
 
     Raises
     ------
     WorkflowError
-        If the file is missing or not a zip archive.
+        If the file is missing or not a zip archive, the assignment is
+        unknown, the roster is invalid, or the zip is too large.
     """
     layout = course_layout(root)
     zip_path = Path(zip_path)
@@ -142,83 +391,203 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
         raise WorkflowError(f"no zip file {zip_path}")
     if not zipfile.is_zipfile(zip_path):
         raise WorkflowError(f"{zip_path} is not a zip archive")
+    assignments = layout.assignments()
+    if assignment is not None and assignment not in assignments:
+        raise WorkflowError(f"unknown assignment {assignment!r}; the assignments are {', '.join(assignments)}")
+    roster = course_roster(layout.root)
     destination = Path(submissions)
     if not destination.is_absolute():
         destination = Path.cwd() / destination
-    assignments = layout.assignments()
-    notebook_of = {nb: a for a in assignments for nb in layout.notebooks(a)}
-    by_length = sorted(notebook_of, key=len, reverse=True)
+    owners: dict[str, list[str]] = {}
+    for a in ([assignment] if assignment else assignments):
+        for nb in layout.notebooks(a):
+            owners.setdefault(nb, []).append(a)
     say = log if log is not None else (lambda line: None)
-    collected, skipped = [], []
-    stamps: dict[tuple[str, str], _dt.datetime] = {}
+    result = ZipImport(roster=roster.path if roster is not None else None)
+    latest = _dt.datetime.now() + FUTURE_SLACK
+
     with zipfile.ZipFile(zip_path) as archive:
-        chosen: dict[tuple[str, str, str], tuple[zipfile.ZipInfo, str]] = {}
-        for info in archive.infolist():
-            name = info.filename.replace("\\", "/")
-            parts = [p for p in name.split("/") if p not in ("", ".")]
-            if info.is_dir() or not parts:
+        infos = archive.infolist()
+        if len(infos) > MAX_ENTRIES:
+            raise WorkflowError(f"{zip_path} has {len(infos)} entries (at most {MAX_ENTRIES}): not a "
+                                "zip of submissions")
+        declared = sum(i.file_size for i in infos)
+        if declared > MAX_TOTAL_BYTES:
+            raise WorkflowError(f"{zip_path} would unpack to {declared / 2 ** 30:.1f} GiB (at most "
+                                f"{MAX_TOTAL_BYTES // 2 ** 30} GiB): not a zip of submissions")
+        names = [i.filename.replace("\\", "/") for i in infos]
+        counts: dict[str, int] = {}
+        for n in names:
+            counts[n] = counts.get(n, 0) + 1
+        files = [(i, n) for i, n in zip(infos, names) if not i.is_dir()]
+        parts_of = {n: [p for p in n.split("/") if p not in ("", ".")] for _, n in files}
+        # a zip of a whole submitted/ folder: one top folder (not a student's), then the layout
+        kept = [p for p in parts_of.values() if p and not any(q == "__MACOSX" or _JUNK.match(q) for q in p)]
+        tops = {p[0] for p in kept}
+        strip_top = (len(tops) == 1 and all(len(p) >= 2 for p in kept)
+                     and not _MOODLE_FOLDER.match(next(iter(tops)))
+                     and any(len(p) == 4 and p[2] in assignments for p in kept))
+
+        # 1. classify every entry: (student, assignment, notebook, quality) or a reason
+        candidates: dict[tuple[str, str, str], list[tuple[zipfile.ZipInfo, str, str]]] = {}
+        for info, name in files:
+            parts = parts_of[name]
+            if not parts:
                 continue
-            if any(p.startswith(".") or p == "__MACOSX" or p == ".." for p in parts):
-                skipped.append((name, "hidden, system or unsafe path"))
+            if any(p == "__MACOSX" or _JUNK.match(p) for p in parts):
+                result.ignored.append((name, "operating-system debris"))
                 continue
-            student = assignment = None
-            filename = parts[-1]
-            notebook = _notebook_name(filename, notebook_of)
-            if len(parts) >= 3 and parts[-2] in assignments:
-                student, assignment = _safe_id(parts[-3]), parts[-2]
-            elif notebook is not None and len(parts) >= 2:
-                student, assignment, filename = lms_student(parts[-2]), notebook_of[notebook], notebook + ".ipynb"
-            elif filename.endswith(".ipynb"):
-                for nb in by_length:
-                    for suffix in (nb + ".ipynb", *(nb + f"-{n}.ipynb" for n in range(1, 10))):
-                        if filename.endswith(suffix) and len(filename) > len(suffix):
-                            head = filename[: -len(suffix)]
-                            if head[-1] in "_-. ":
-                                student, assignment, filename = lms_student(head), notebook_of[nb], nb + ".ipynb"
-                                break
-                    if student is not None:
-                        break
-            if not student or assignment is None:
-                skipped.append((name, "cannot tell the student and the assignment from the path"))
+            if name.startswith("/") or ".." in parts or re.match(r"^[A-Za-z]:", parts[0]) \
+                    or "\x00" in name:
+                result.refused.append((name, "an unsafe path (absolute, drive letter or '..')"))
                 continue
-            key = (student, assignment, filename)
-            if key in chosen:
-                other, other_name = chosen[key]
-                newer, older = ((info, name), (other, other_name)) \
-                    if info.date_time >= other.date_time else ((other, other_name), (info, name))
-                say(f"{student}/{assignment}/{filename}: two submissions in the zip; kept the newer "
-                    f"{newer[1]} ({_dt.datetime(*newer[0].date_time)}), not {older[1]} "
-                    f"({_dt.datetime(*older[0].date_time)})")
-                skipped.append((older[1], f"an older submission of {student}/{assignment}/{filename}"))
-                chosen[key] = newer
-            else:
-                chosen[key] = (info, name)
-        for (student, assignment, filename), (info, name) in chosen.items():
-            folder = destination / student / assignment
-            target = folder / filename
+            if counts[name] > 1:
+                result.ambiguous.append((name, f"the zip holds {counts[name]} entries with this name: "
+                                               "they cannot be told apart"))
+                continue
+            if any(p.startswith(".") for p in parts):
+                result.ignored.append((name, "a hidden file"))
+                continue
+            mode = info.external_attr >> 16
+            if stat.S_ISLNK(mode):
+                result.refused.append((name, "a symbolic link"))
+                continue
+            if info.flag_bits & 0x1:
+                result.refused.append((name, "encrypted"))
+                continue
+            if info.file_size > MAX_FILE_BYTES:
+                result.refused.append((name, f"larger than {MAX_FILE_BYTES // 2 ** 20} MiB unpacked"))
+                continue
             when = _dt.datetime(*info.date_time)
-            body = archive.read(info)
-            if target.exists() and target.read_bytes() != body:
-                before = _when_on_disk(folder, target)
-                if before > when:
-                    say(f"{student}/{assignment}/{filename}: kept the newer submission already in "
-                        f"{destination} ({before}); the zip's {name} ({when}) is older")
-                    skipped.append((name, f"older than the submission already in {folder}"))
+            if when > latest:
+                result.refused.append((name, f"dated {when} (in the future): the zip's dates cannot "
+                                             "be trusted"))
+                continue
+            path = "/".join(parts[1:] if strip_top else parts)
+            identity = lms_identity(path, assignments=assignments)
+            filename = identity.file
+            if identity.system == "blackboard" and not filename:
+                result.ignored.append((name, "the LMS's record of the attempt"))
+                continue
+            if identity.system in ("nbgrader", "unclear") and filename in _NBGRADER_FILES:
+                result.ignored.append((name, "nbgrader's record of the submission"))
+                continue
+            if identity.system == "unclear":
+                result.ambiguous.append((name, f"the student could be {describe_name(identity.names[0])} "
+                                               f"(the top folder) or {describe_name(identity.names[1])}"))
+                continue
+            if identity.system == "plain":
+                split = _plain_split(filename, owners)
+                if split is None:
+                    kind, _ = notebook_match(filename, owners)
+                    why = ("no student name in it (expected <student>_<notebook>.ipynb)" if kind != "none"
+                           else "not a notebook of " + (assignment or "any assignment"))
+                    result.refused.append((name, why))
                     continue
-                say(f"{student}/{assignment}/{filename}: replaced the submission already collected "
-                    f"({before}) by the zip's newer {name} ({when})")
-            folder.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(body)
-            collected.append((student, assignment, filename))
-            key = (student, assignment)
-            stamps[key] = max(stamps.get(key, when), when)
-    for (student, assignment), when in stamps.items():
-        stamp = destination / student / assignment / "timestamp.txt"
-        with contextlib.suppress(OSError, ValueError):
-            when = max(when, _dt.datetime.strptime(stamp.read_text(encoding="utf-8").strip()[:19],
-                                                   "%Y-%m-%d %H:%M:%S"))
-        stamp.write_text(when.strftime("%Y-%m-%d %H:%M:%S") + "\n", encoding="utf-8")
-    return collected, skipped
+                identity = LmsIdentity("plain", (split[0],), file=split[1] + ".ipynb")
+                filename = identity.file
+            if identity.system == "nbgrader" and assignment and identity.assignment != assignment:
+                result.refused.append((name, f"a submission of {identity.assignment}, not {assignment}"))
+                continue
+            pool = {nb: owners[nb] for nb in owners} if identity.system != "nbgrader" else \
+                {nb: [identity.assignment] for nb in layout.notebooks(identity.assignment)}
+            kind, matches = notebook_match(filename, pool)
+            if kind == "none":
+                other = [a for a in assignments if a != assignment and notebook_match(
+                    filename, layout.notebooks(a))[0] == "exact"] if assignment else []
+                why = (f"a notebook of {', '.join(other)}, not of {assignment}" if other else
+                       f"not a notebook of {assignment or identity.assignment or 'any assignment'}")
+                result.refused.append((name, why))
+                continue
+            if len(matches) > 1:
+                result.ambiguous.append((name, f"its name holds {' and '.join(matches)}"))
+                continue
+            notebook = matches[0]
+            if len(pool[notebook]) > 1:
+                result.ambiguous.append((name, f"{notebook}.ipynb is a notebook of {' and '.join(pool[notebook])}:"
+                                               " name one with --assignment"))
+                continue
+            student, why = _resolve(identity, roster)
+            if student is None:
+                (result.ambiguous if why.startswith("ambiguous") else result.refused).append(
+                    (name, why.removeprefix("ambiguous: ")))
+                continue
+            candidates.setdefault((student, pool[notebook][0], notebook), []).append((info, name, kind))
 
+        # 2. one file per student and notebook: a file named exactly wins over a renamed one,
+        #    then the newest; two equally good and equally new are ambiguous
+        chosen: dict[tuple[str, str, str], tuple[zipfile.ZipInfo, str, str]] = {}
+        for key, found in candidates.items():
+            best = [f for f in found if f[2] == "exact"] or found
+            best.sort(key=lambda f: f[0].date_time, reverse=True)
+            if len(best) > 1 and best[0][0].date_time == best[1][0].date_time:
+                for info, name, _ in found:
+                    result.ambiguous.append((name, f"another file of {key[0]} is {key[2]}.ipynb too, "
+                                                   "with the same date"))
+                continue
+            chosen[key] = best[0]
+            for info, name, _ in found:
+                if name != best[0][1]:
+                    result.refused.append((name, f"another file of {key[0]} was taken as {key[2]}.ipynb "
+                                                 f"({best[0][1]})"))
+                    say(f"{key[0]}/{key[1]}/{key[2]}.ipynb: two files in the zip; kept {best[0][1]} "
+                        f"({_dt.datetime(*best[0][0].date_time)}), not {name} ({_dt.datetime(*info.date_time)})")
 
-# ---------------------------------------------------------------------------
+        # 3. write them
+        stamps: dict[tuple[str, str], _dt.datetime] = {}
+        total = 0
+        for (student, assignment_id, notebook), (info, name, kind) in sorted(chosen.items()):
+            try:
+                body = _read_limited(archive, info)
+            except (ValueError, zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError) as exc:
+                result.refused.append((name, f"cannot be unpacked: {exc}"))
+                continue
+            total += len(body)
+            if total > MAX_TOTAL_BYTES:
+                raise WorkflowError(f"{zip_path} unpacks to more than {MAX_TOTAL_BYTES // 2 ** 30} GiB")
+            when = _dt.datetime(*info.date_time)
+            filename = f"{notebook}.ipynb"
+            try:
+                folder = _safe_folder(destination, student, assignment_id)
+            except ValueError as exc:
+                result.refused.append((name, str(exc)))
+                continue
+            target = folder / filename
+            if target.is_symlink():
+                result.refused.append((name, f"{target} is a symbolic link"))
+                continue
+            if target.exists() and target.read_bytes() != body:
+                before = _timestamp(folder) or _dt.datetime.fromtimestamp(target.stat().st_mtime)
+                if before > when:
+                    say(f"{student}/{assignment_id}/{filename}: kept the newer submission already in "
+                        f"{destination} ({before:%Y-%m-%d %H:%M:%S}); the zip's {name} ({when}) is older")
+                    result.notes.append(f"{name}: older than the submission already in {folder}")
+                    continue
+                say(f"{student}/{assignment_id}/{filename}: replaced the submission already collected "
+                    f"({before:%Y-%m-%d %H:%M:%S}) by the zip's newer {name} ({when})")
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".import-", suffix=".tmp")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(body)
+            os.replace(tmp, target)
+            result.collected.append((student, assignment_id, filename, name))
+            if kind == "renamed":
+                result.recognised.append((name, filename))
+            stamps[(student, assignment_id)] = max(stamps.get((student, assignment_id), when), when)
+    for (student, assignment_id), when in stamps.items():
+        folder = destination / student / assignment_id
+        before = _timestamp(folder)
+        when = max(when, before) if before else when
+        (folder / "timestamp.txt").write_text(when.strftime("%Y-%m-%d %H:%M:%S") + "\n", encoding="utf-8")
+    if roster is not None:
+        seen = {(s, a) for s, a, _, _ in result.collected}
+        if assignment is not None:
+            zipped = {assignment}
+        else:
+            zipped = {a for _, a, _ in candidates} or set()
+        for a in sorted(zipped):
+            result.missing += [(sid, a) for sid in roster.ids if (sid, a) not in seen
+                               and not (destination / sid / a).is_dir()]
+    else:
+        result.notes.append(f"no roster ({layout.root / 'roster.csv'}): students are named after the "
+                            "LMS's names, and nobody can be listed as missing")
+    return result
