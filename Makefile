@@ -12,7 +12,7 @@ SUBMISSIONS ?= submitted
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: help lab test test-fast test-explore install install-test release student-bundle autograde feedback grades \
-        collect-zip grading-summary benchmark experiments vendor-viz lite clean test-hub
+        collect-zip grading-summary benchmark experiments vendor-viz lite clean test-hub approve-config
 
 help:
 	@echo "Students:     make lab          start JupyterLab on the lessons"
@@ -24,6 +24,7 @@ help:
 	@echo "              make release      regenerate exercises/ from solutions/ (nbgrader)"
 	@echo "              make student-bundle   the students' copy of the course (dist/*-student.zip)"
 	@echo "              make collect-zip ZIP=submissions.zip ASSIGNMENT=a1_minimax   unpack an LMS zip"
+	@echo "              make approve-config   show how nbgrader_config.py changed; approve it for grading"
 	@echo "              make autograde    autograde every submission in $(SUBMISSIONS)/, each in a sandbox"
 	@echo "                                (JOBS=n parallel workers; AUTOGRADE_ARGS=--unsafe-no-sandbox)"
 	@echo "              make feedback     write feedback HTML for every graded submission"
@@ -51,8 +52,10 @@ install-test: $(VENV)/.installed-test
 
 # --allow-root only when run as root (containers); a student's laptop never needs it.
 # `prepare` first: the nbgrader exchange (Assignment List) and a complete gradebook (Formgrader).
+# course/jupyter_config first on JUPYTER_CONFIG_PATH: the formgrader guard (course/formgrader_guard).
 lab: $(VENV)/.installed
 	$(PY) -m course.grading prepare
+	JUPYTER_CONFIG_PATH="$(CURDIR)/course/jupyter_config$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))" \
 	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --ServerApp.default_url=/lab/tree/lessons \
 	  $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) $(LAB_ARGS)
 
@@ -82,6 +85,11 @@ student-bundle: $(VENV)/.installed
 collect-zip: $(VENV)/.installed
 	@test -n "$(ZIP)" || { echo "usage: make collect-zip ZIP=submissions.zip [SUBMISSIONS=submitted]"; exit 2; }
 	$(PY) -m course.grading collect-zip "$(ZIP)" --submissions "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
+
+# Grading refuses an nbgrader_config.py the instructor has not approved (it decides how students'
+# code runs): this shows the difference with the approved one and approves it.
+approve-config: $(VENV)/.installed
+	$(PY) -m course.grading approve-config
 
 autograde: $(VENV)/.installed
 	$(PY) -m course.grading autograde --submissions "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) \

@@ -58,6 +58,9 @@ c.Autograde.autograde_preprocessors = [
 
 # Feedback never shows the hidden tests (their source, seeds or cases); failures of hidden
 # tests are reported without their cases by the grader (course/grading/autograde/sandboxed.py).
+# Feedback pages are rendered from what students wrote: the course's exporter cleans it (nh3) and
+# lets no script of theirs run (course/grading/results/safe_html.py).
+c.GenerateFeedback.exporter_class = "course.grading.results.safe_html.SafeHTMLExporter"
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "course.grading.autograde.sandboxed.HideHiddenTests",

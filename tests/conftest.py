@@ -1,5 +1,6 @@
 import os
 import sys
+import tempfile
 
 from hypothesis import HealthCheck, settings
 
@@ -19,3 +20,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "thorough"))
 # conftest files are loaded as plugins; keep --doctest-modules from importing them a
 # second time as test modules (two files named conftest.py would clash).
 collect_ignore_glob = ["conftest.py", "*/conftest.py", "benchmarks/*"]
+
+# Approvals of nbgrader_config.py (course/grading/autograde/approval.py) made by the tests go to a
+# folder of this run, never to the developer's ~/.local/share; subprocesses inherit it.
+os.environ.setdefault("COURSE_GRADING_APPROVALS", tempfile.mkdtemp(prefix="course-test-approvals-"))

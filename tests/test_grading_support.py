@@ -55,12 +55,17 @@ def read_cells(path: Path) -> list[Cell]:
     return cells
 
 
-def copy_course(root: Path) -> Path:
-    """A throw-away course directory at ``root``: the solutions, the release and the config."""
+def copy_course(root: Path, *, approve: bool = True) -> Path:
+    """A throw-away course directory at ``root``: the solutions, the release and the config,
+    approved for grading as the instructor would (``make approve-config``) unless ``approve`` is False."""
     root.mkdir(parents=True, exist_ok=True)
     shutil.copytree(SOLUTIONS, root / "solutions")
     shutil.copytree(EXERCISES, root / "exercises")
     shutil.copy(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
+    if approve:
+        from course.grading.autograde.approval import approve_config
+
+        approve_config(root)
     return root
 
 

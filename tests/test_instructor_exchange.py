@@ -71,6 +71,8 @@ def exchange_class(tmp_path_factory):
         nbformat.write(nb, str(copy / A1 / NB))
         run([NBGRADER, "submit", A1, f"--student={student}"], copy, env)
     out = run([NBGRADER, "collect", A1], course, instructor)
+    out = run(make_command(course, "approve-config"), course, instructor)
+    assert "grading policy approved" in out, out
     out = run([sys.executable, "-m", "course.grading", "autograde", "--assignment", A1, "--jobs", "2"],
               course, instructor, timeout=600)
     return course, bundle, fetched, out

@@ -7,6 +7,7 @@ command                                            what it does
 ``release``                                        regenerate ``exercises/`` from ``solutions/``
 ``student-bundle [--output Z] [--exchange DIR]``    the students' copy of the course (no solutions)
 ``collect-zip ZIP [--assignment A]``               unpack an LMS zip into ``submitted/<student>/<assignment>/``
+``approve-config [--show]``                        show how nbgrader_config.py changed, and approve it
 ``autograde [--submissions DIR] [--assignment A]``  autograde every submission (one process each)
 ``feedback [--assignment A]``                      write feedback HTML for every graded submission
 ``grades [--output grades.csv]``                   one CSV row per student and assignment
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from collections.abc import Sequence
 
 from ..errors import CourseError
@@ -57,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--assignment", default=None,
                    help="the assignment the zip is for (needed when two assignments share a "
                         "notebook name)")
+
+    p = sub.add_parser("approve-config", help="show what changed in nbgrader_config.py since it "
+                                              "was approved, and approve it (autograde and feedback "
+                                              "refuse an unapproved configuration)")
+    p.add_argument("--show", action="store_true", help="only show the difference, approve nothing")
 
     p = sub.add_parser("autograde", help="autograde every submission")
     p.add_argument("--submissions", default=None, help="default: nbgrader's submitted/")
@@ -94,6 +101,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "prepare":
             prepare(args.root, log=print)
+            from .autograde.approval import ConfigNotApproved, check_config_approved
+
+            if (Path(args.root) / "solutions").is_dir():        # the instructor's side
+                try:
+                    check_config_approved(args.root)
+                except ConfigNotApproved as exc:
+                    print(f"NOTE: {str(exc).splitlines()[0]}")
         elif args.command == "release":
             paths = release(args.root, assignment=args.assignment)
             for path in paths:
@@ -115,10 +129,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print("WARNING: look at these before grading:\n" + done.warning(), file=sys.stderr)
             if not done.ok:
                 return 1
+        elif args.command == "approve-config":
+            return _approve_config(args.root, show_only=args.show)
         elif args.command == "autograde":
             records = autograde(args.root, args.submissions, assignment=args.assignment,
                                          student=args.student, cell_timeout=args.timeout, log=print,
                                          jobs=args.jobs, unsafe_no_sandbox=args.unsafe_no_sandbox)
+            if args.unsafe_no_sandbox:
+                print("WARNING: these grades were given WITHOUT the sandbox (--unsafe-no-sandbox); "
+                      "report.json and grades.csv (column sandboxed) say so")
             failed = sum(1 for r in records if r.status == "failed")
             print(f"{len(records)} submissions graded ({failed} could not be graded: see their reasons "
                   "above); the report is in autograded/.course-grading/report.json")
@@ -143,6 +162,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CourseError as exc:
         print(f"python -m course.grading {args.command}: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _approve_config(root: str, *, show_only: bool) -> int:
+    import json
+
+    from .autograde.approval import approve_config, config_diff, config_path, read_approval
+
+    path = config_path(root)
+    diff = config_diff(root)
+    previous = read_approval(root)
+    if not diff:
+        print(f"{path} is the file approved on {previous.approved_at} by {previous.approved_by}")
+    else:
+        print(diff.rstrip("\n"))
+    if show_only:
+        return 0
+    approval = approve_config(root)
+    if previous is not None and previous.policy != approval.policy:
+        print("the grading policy changes from\n" + json.dumps(previous.policy, indent=1)
+              + "\nto")
+    print("grading policy approved:\n" + json.dumps(approval.policy, indent=1))
+    print(f"approved {path} (sha256 {approval.sha256[:16]}...); autograde and feedback will use it")
     return 0
 
 

@@ -139,6 +139,10 @@ def instructor_server_config() -> str:
         "c.ServerApp.tornado_settings = {\n"
         f"    'headers': {{'Content-Security-Policy': {INSTRUCTOR_CSP!r}}},\n"
         "}\n"
+        "# The formgrader's pages show students' work: the course's guard gives them a strict\n"
+        "# Content-Security-Policy, cleans what they render, and lets its Autograde button grade only\n"
+        "# with the approved nbgrader_config.py (course/formgrader_guard).\n"
+        "c.ServerApp.jpserver_extensions = {'course.formgrader_guard': True}\n"
     )
 
 

@@ -236,6 +236,9 @@ class LabServer:
             env[var] = str(home / sub)
         env.pop("JUPYTER_PREFER_ENV_PATH", None)
         env["PYTHONUNBUFFERED"] = "1"
+        # as `make lab`: the course's Jupyter configuration first (the formgrader guard)
+        shipped = str(Path(__file__).resolve().parents[2] / "course" / "jupyter_config")
+        env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(p for p in (shipped, env.get("JUPYTER_CONFIG_PATH")) if p)
         for rel, values in LAB_SETTINGS.items():
             target = home / "settings" / rel
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -106,11 +106,18 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         the sandbox cannot start and ``unsafe_no_sandbox`` is not set.
     IntegrityError
         If the grader's own files changed during grading (grading stops).
+    ConfigNotApproved, SandboxPolicyError
+        If ``nbgrader_config.py`` or the grading policy differ from what the
+        instructor approved, or would grade outside the sandbox (:mod:`.approval`).
     """
     from ...sandbox import SandboxUnavailable, check_sandbox
+    from ..course_dir import course_config
+    from .approval import check_config_approved, check_policy_approved
     from .sandboxed import course_secret
 
+    check_config_approved(root)          # before nbgrader_config.py runs (issue 19: approval.py)
     layout = course_layout(root, submissions)
+    check_policy_approved(course_config(layout.root), layout.root)
     if unsafe_no_sandbox:
         if log is not None:
             log("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): the students' code runs "
@@ -142,6 +149,7 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     records: list[GradeRecord] = []
 
     def done(record: GradeRecord) -> None:
+        record.sandboxed = not unsafe_no_sandbox        # recorded next to the grade (issue 19)
         records.append(record)
         report[f"{record.student}/{record.assignment}"] = asdict(record)
         write_report(layout, report)

@@ -44,7 +44,7 @@ from typing import Any
 
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
-from traitlets import Bool, Float, Unicode
+from traitlets import Float, Unicode
 
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 
@@ -53,7 +53,7 @@ from ...sandbox import StudentSession
 from ...sandbox.inside import plain_python
 from ...sandbox.session import SessionError
 
-__all__ = ["SandboxedGrade", "HideHiddenTests", "split_hidden", "course_secret", "salted", "grade_notebook",
+__all__ = ["SandboxedGrade", "allow_grading_without_sandbox", "HideHiddenTests", "split_hidden", "course_secret", "salted", "grade_notebook",
            "GRADEBOOK_LOCK"]
 
 SECRET_FILE = ".grading-secret"
@@ -344,11 +344,31 @@ class HideHiddenTests(NbGraderPreprocessor):
         return cell, resources
 
 
-class SandboxedGrade(NbGraderPreprocessor):
-    """nbgrader preprocessor: grade a notebook with :func:`grade_notebook` (see the module)."""
+# --- the sandbox is switched off only from the command line (issue 19) -------------------------
+_UNSANDBOXED_BY_COMMAND_LINE = False
 
-    sandbox = Bool(True, help="Run the student's code in a bubblewrap sandbox. False isolates "
-                              "nothing: only for machines without bubblewrap.").tag(config=True)
+
+def allow_grading_without_sandbox() -> None:
+    """Grade without the sandbox in this process: called only by the grading worker when its
+    command line says ``--unsafe-no-sandbox`` (never by a configuration file)."""
+    global _UNSANDBOXED_BY_COMMAND_LINE
+    _UNSANDBOXED_BY_COMMAND_LINE = True
+
+
+class SandboxedGrade(NbGraderPreprocessor):
+    """nbgrader preprocessor: grade a notebook with :func:`grade_notebook` (see the module).
+
+    Before grading it checks (:mod:`.approval`) that the configuration is the
+    one the instructor approved and grades in the sandbox; the sandbox itself
+    is not a setting of this class: only ``--unsafe-no-sandbox`` on the
+    command line of ``python -m course.grading autograde`` switches it off.
+    """
+
+    @property
+    def sandbox(self) -> bool:
+        """Whether students' code runs in the sandbox (always, unless the command line said not)."""
+        return not _UNSANDBOXED_BY_COMMAND_LINE
+
     cell_timeout = Float(60.0, help="Seconds each of the student's cells may run.").tag(config=True)
     secret_root = Unicode("", help="Folder holding .grading-secret (default: the course "
                                    "directory).").tag(config=True)
@@ -356,7 +376,13 @@ class SandboxedGrade(NbGraderPreprocessor):
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         from nbgrader.api import Gradebook
 
+        from .approval import check_config_approved, check_policy_approved
+
         info = resources["nbgrader"]
+        course_root = (self.config.CourseDirectory.get("root") if "CourseDirectory" in self.config else None) \
+            or os.path.dirname(os.path.abspath(info["db_url"].replace("sqlite:///", "")))
+        check_config_approved(course_root)            # the file, as approved (issue 19)
+        check_policy_approved(self.config, course_root)   # what it makes nbgrader run
         sources: dict[str, Any] = {}
         tests: set[str] = set()
         with Gradebook(info["db_url"], info.get("course_id", "default_course")) as gb:

@@ -57,18 +57,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "snapshots the gradebook meanwhile)")
     args = parser.parse_args(argv)
 
+    from .approval import check_config_approved, check_policy_approved
+
+    if args.config is None:
+        check_config_approved(args.root)          # before the file runs (issue 19)
     config = load_course_config(args.root, args.config)
+    check_policy_approved(config, args.root)
     config.CourseDirectory.submitted_directory = args.submitted
     if args.timeout is not None:
         config.Execute.timeout = args.timeout
         config.SandboxedGrade.cell_timeout = float(args.timeout)
     config.SandboxedGrade.secret_root = os.path.abspath(args.root)
-    if args.unsafe_no_sandbox:
-        config.SandboxedGrade.sandbox = False
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
     from . import sandboxed
+
+    if args.unsafe_no_sandbox:
+        sandboxed.allow_grading_without_sandbox()     # the command line's flag, never the config
 
     if args.lock:
         sandboxed.GRADEBOOK_LOCK = FileLock(args.lock)

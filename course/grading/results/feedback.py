@@ -26,7 +26,12 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
     list of Path
         The feedback files written.
     """
+    from ..autograde.approval import check_config_approved, check_policy_approved
+    from ..course_dir import course_config
+
+    check_config_approved(root)          # feedback's preprocessors hide the hidden tests (issue 19)
     layout = course_layout(root)
+    check_policy_approved(course_config(layout.root), layout.root)
     api = nbgrader_api(layout)
     report = read_report(layout)
     written: list[Path] = []

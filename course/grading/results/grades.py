@@ -29,7 +29,9 @@ def _grade_rows(layout: CourseLayout) -> list[dict[str, Any]]:
                 entry = report.get(f"{who}/{name}", {})
                 row = {"student": who, "assignment": name, "score": 0.0, "max_score": 0.0,
                        "autograded_score": 0.0, "needs_manual_grade": False,
-                       "status": entry.get("status", "not submitted"), "reason": entry.get("reason", "")}
+                       "status": entry.get("status", "not submitted"), "reason": entry.get("reason", ""),
+                       "sandboxed": ("" if not entry else "yes" if entry.get("sandboxed", True)
+                                     else "NO (--unsafe-no-sandbox)")}
                 try:
                     row["max_score"] = float(gb.find_assignment(name).max_score)
                     sub = gb.find_submission(name, who)
@@ -51,7 +53,8 @@ def grades(root: str | os.PathLike = ".", output: str | os.PathLike = "grades.cs
     """Export the grades: one CSV row per student and assignment.
 
     Columns: ``student, assignment, score, max_score, autograded_score,
-    needs_manual_grade, status, reason``.  A student without a submission for
+    needs_manual_grade, status, reason, sandboxed`` (``yes``, or ``NO
+    (--unsafe-no-sandbox)`` when the submission's code ran without the sandbox).  A student without a submission for
     an assignment gets a row with score 0 and status ``not submitted``; a
     submission that could not be graded keeps its reason.
 
@@ -67,7 +70,7 @@ def grades(root: str | os.PathLike = ".", output: str | os.PathLike = "grades.cs
         path = Path.cwd() / path
     path.parent.mkdir(parents=True, exist_ok=True)
     fields = ["student", "assignment", "score", "max_score", "autograded_score", "needs_manual_grade",
-              "status", "reason"]
+              "status", "reason", "sandboxed"]
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()

@@ -47,6 +47,8 @@ class GradeRecord:
     """When (ISO 8601)."""
     submission_sha: str = ""
     """Fingerprint of the submitted files: hand grades survive re-grading an unchanged submission."""
+    sandboxed: bool = True
+    """False when it was graded with ``--unsafe-no-sandbox`` (its code ran with the grader's rights)."""
 
 
 def read_report(layout: CourseLayout) -> dict[str, dict]:
