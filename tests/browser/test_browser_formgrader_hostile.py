@@ -280,8 +280,15 @@ def _feedback(exporter_class, port: int) -> str:
     from nbgrader.server_extensions.formgrader import handlers
 
     nb = hc.hostile_notebook(REPO / "exercises" / hc.A1 / f"{hc.NB}.ipynb", port)
-    exporter = exporter_class(template_name="feedback", extra_template_basedirs=[handlers.template_path])
-    html, _ = exporter.from_notebook_node(nb, resources={"nbgrader": {"notebook": hc.NB, "student": "mallory"}})
+    for cell in nb.cells:                     # what nbgrader's GetGrades adds before rendering
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") or meta.get("solution") or meta.get("task"):
+            meta["score"] = 0
+    css = Path(handlers.static_path) / "node_modules" / "bootstrap" / "dist" / "css"   # as GenerateFeedback
+    exporter = exporter_class(template_name="feedback", extra_template_basedirs=[handlers.template_path],
+                              extra_template_paths=[str(css)])
+    html, _ = exporter.from_notebook_node(nb, resources={"nbgrader": {
+        "notebook": hc.NB, "student": "mallory", "score": 0, "max_score": 11, "late_penalty": 0}})
     return html
 
 

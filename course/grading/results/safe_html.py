@@ -192,9 +192,12 @@ def sanitise_notebook(nb: Any) -> Any:
                      if isinstance(nbg.get(k), (bool, int)) and not isinstance(nbg.get(k), str)}
             if "grade_id" in nbg:
                 clean["grade_id"] = _TOKEN.sub("_", str(nbg["grade_id"]))[:100]
-            points = nbg.get("points")
-            if isinstance(points, (int, float)) and not isinstance(points, bool):
-                clean["points"] = points
+            for key in ("points", "score"):            # score: set by nbgrader's GetGrades
+                value = nbg.get(key)
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    clean[key] = value
+            if isinstance(nbg.get("comment"), str):     # the instructor's, rendered as markdown
+                clean["comment"] = nbg["comment"]
             cell.metadata["nbgrader"] = nbformat.from_dict(clean)
         cid = cell.get("id")
         if cid is not None:
