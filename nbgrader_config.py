@@ -23,11 +23,17 @@ c.CourseDirectory.submitted_directory = "submitted"
 c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
 
-# One machine, no JupyterHub: the exchange is a folder every user can write (mode 777), by
+# One machine, no JupyterHub: the exchange is a folder every user can write (mode 1777), by
 # default beside the course; COURSE_EXCHANGE names another (e.g. /srv/nbgrader/exchange, shared
 # with the students' accounts).  `make lab` creates it; `make student-bundle` writes it into the
 # students' nbgrader_config.py.
 c.Exchange.root = os.environ.get("COURSE_EXCHANGE") or os.path.join(_HERE, "nbgrader_exchange")
+# nbgrader's exchange, made safe on a shared machine (course/grading/intake/exchange/): a sticky
+# exchange, submissions collected by their owner and with the collector's time, no links, FIFOs
+# or hard links followed.
+c.ExchangeFactory.release_assignment = "course.grading.intake.exchange.ExchangeReleaseAssignment"
+c.ExchangeFactory.submit = "course.grading.intake.exchange.ExchangeSubmit"
+c.ExchangeFactory.collect = "course.grading.intake.exchange.ExchangeCollect"
 
 # Executing notebooks (autograde, validate): a generous but finite time per cell.
 # The graded searches finish in seconds; a cell still running after two minutes is stuck.

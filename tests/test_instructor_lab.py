@@ -132,7 +132,12 @@ def test_make_lab_on_a_fresh_clone_serves_the_formgrader_and_the_assignment_list
         assert db.execute("SELECT version_num FROM alembic_version").fetchone()
     exchange = course / "nbgrader_exchange"
     assert exchange.is_dir()
-    assert stat.S_IMODE(exchange.stat().st_mode) == 0o777   # what nbgrader's release expects
+    assert stat.S_IMODE(exchange.stat().st_mode) == 0o1777   # everyone writes; sticky (issue 19)
+    # make lab enables the course's formgrader guard: its pages carry a nonce policy
+    request = urllib.request.Request(base + "formgrader/manage_assignments",
+                                     headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert "script-src 'nonce-" in response.headers.get("Content-Security-Policy", "")
     status, body = _get(base, "assignments?course_id=game-tree-search", token)
     assert status == 200, body
     assert body["success"] is True, body["value"]

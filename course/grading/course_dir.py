@@ -185,9 +185,9 @@ def course_layout(root: str | os.PathLike = ".", submissions: str | os.PathLike 
     )
 
 
-#: nbgrader's exchange is shared by the instructor and every student: nbgrader's own
-#: ``release_assignment`` creates it (and resets it) with these permissions.
-EXCHANGE_MODE = 0o777
+#: nbgrader's exchange is shared by the instructor and every student: everyone may create entries,
+#: and the sticky bit keeps anyone but their owner from renaming or removing them (issue 19).
+EXCHANGE_MODE = 0o1777
 
 
 def exchange_root(root: str | os.PathLike = ".") -> Path | None:
@@ -206,7 +206,8 @@ def ensure_exchange(path: Path | None, log: Any = None) -> bool:
             path.mkdir(parents=True, exist_ok=True)
             os.chmod(path, EXCHANGE_MODE)
             if log is not None:
-                log(f"created the nbgrader exchange {path} (writable by every user, as nbgrader needs)")
+                log(f"created the nbgrader exchange {path} (writable by every user, as nbgrader needs; "
+                    "sticky: nobody removes another's files)")
         return True
     except OSError as exc:
         if log is not None:

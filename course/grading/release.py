@@ -89,6 +89,8 @@ c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
 c.CourseDirectory.course_id = {course_id!r}
 c.Exchange.root = os.environ.get("COURSE_EXCHANGE") or {exchange!r}
+# Submissions stay writable by their owner only (course/grading/intake/exchange/submit.py).
+c.ExchangeFactory.submit = "course.grading.intake.exchange.ExchangeSubmit"
 
 # Validate (the button, and `nbgrader validate`): the same time limit and line width as grading.
 c.Execute.timeout = {timeout}

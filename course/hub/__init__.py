@@ -20,6 +20,8 @@ the exchange [/srv/nbgrader/exchange]       a folder everyone may write to, mode
                                             ``nbgrader_config.py`` (sandboxed autograding) with
                                             the exchange above
 ``~INSTRUCTOR/.jupyter/nbgrader_config.py``  points the formgrader at the course directory
+``~INSTRUCTOR/.local/share/course-grading/``  the course's ``nbgrader_config.py`` approved for
+                                            grading (``make approve-config`` after a change)
 ==========================================  ====================================================
 
 The hub's spawner sets ``JUPYTER_CONFIG_PATH`` to the user's role folder followed by
@@ -111,6 +113,11 @@ def global_nbgrader_config(exchange: Path, course_id: str = COURSE_ID) -> str:
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {course_id!r}\n"
         f"c.Exchange.root = {str(exchange)!r}\n"
+        "# the course's exchange classes (course/grading/intake/exchange): entries 0755, collected by\n"
+        "# their owner with the collector's time (the instructor's course config names them too)\n"
+        'c.ExchangeFactory.release_assignment = "course.grading.intake.exchange.ExchangeReleaseAssignment"\n'
+        'c.ExchangeFactory.submit = "course.grading.intake.exchange.ExchangeSubmit"\n'
+        'c.ExchangeFactory.collect = "course.grading.intake.exchange.ExchangeCollect"\n'
     )
 
 
@@ -195,6 +202,19 @@ def setup_class(instructor: str, *, exchange: str | os.PathLike = "/srv/nbgrader
            f"c.CourseDirectory.root = {str(course)!r}\n")
     _chown_tree(course, account.pw_uid, account.pw_gid)
     _chown_tree(Path(account.pw_dir) / ".jupyter", account.pw_uid, account.pw_gid)
+    # the configuration written above is the one approved for grading (the instructor's approvals,
+    # ~/.local/share/course-grading/approved; see course/grading/autograde/approval.py)
+    from course.grading.autograde.approval import approve_config
+
+    home = Path(account.pw_dir)
+    folder = home
+    for part in (".local", "share", "course-grading", "approved"):
+        folder = folder / part
+        if not folder.exists():
+            folder.mkdir(mode=0o700)
+            os.chown(folder, account.pw_uid, account.pw_gid)
+    approve_config(course, store=folder)
+    _chown_tree(folder, account.pw_uid, account.pw_gid)
     os.chmod(course, 0o700)
     return ClassLayout(exchange=exchange, config_dir=config_dir, course_dir=course,
                        instructor=instructor)
