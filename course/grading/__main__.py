@@ -98,6 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .results.grades import grades
     from .results.summary import summary
 
+    status = 0
     try:
         if args.command == "prepare":
             prepare(args.root, log=print)
@@ -138,6 +139,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.unsafe_no_sandbox:
                 print("WARNING: these grades were given WITHOUT the sandbox (--unsafe-no-sandbox); "
                       "report.json and grades.csv (column sandboxed) say so")
+            from .autograde import refused_submissions
+            from .course_dir import course_layout, pick_assignments
+
+            layout = course_layout(args.root, args.submissions)
+            _, refused = refused_submissions(layout, pick_assignments(layout, args.assignment))
+            if refused:
+                print(f"WARNING: {len(refused)} folder{'s' if len(refused) != 1 else ''} of "
+                      f"{layout.submitted} refused, not graded (see REFUSED above)", file=sys.stderr)
+                status = 1
             failed = sum(1 for r in records if r.status == "failed")
             print(f"{len(records)} submissions graded ({failed} could not be graded: see their reasons "
                   "above); the report is in autograded/.course-grading/report.json")
@@ -149,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "feedback":
             feedback(args.root, assignment=args.assignment, log=print)
         elif args.command == "grades":
-            path = grades(args.root, args.output)
+            path = grades(args.root, args.output, log=lambda line: print(f"WARNING: {line}", file=sys.stderr))
             print(f"grades written to {path}")
             pending = pending_hand_grading(args.root)
             if pending:
@@ -162,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CourseError as exc:
         print(f"python -m course.grading {args.command}: {exc}", file=sys.stderr)
         return 2
-    return 0
+    return status
 
 
 def _approve_config(root: str, *, show_only: bool) -> int:

@@ -33,12 +33,13 @@ from typing import Any
 
 from ..course_dir import CourseLayout, WorkflowError, course_layout, pick_assignments
 from ..intake.repair import describe, repair_submission
+from ..intake.student_ids import describe_name
 from ..release import ensure_in_gradebook
 from ..results.report import GradeRecord, describe_record, fill_scores, read_report, write_report
 from ..results.similarity import report_copies, start_copy_audit
 from .queue import run_jobs
 
-__all__ = ["autograde"]
+__all__ = ["autograde", "refused_submissions"]
 
 
 def _stage(layout: CourseLayout, student: str, assignment: str, staging: Path) -> GradeRecord:
@@ -56,6 +57,30 @@ def _stage(layout: CourseLayout, student: str, assignment: str, staging: Path) -
     record.reason = "; ".join(line for line in describe(repair)
                               if "could not be read" in line or "not submitted" in line)
     return record
+
+
+def refused_submissions(layout: CourseLayout, assignments: list[str]
+                        ) -> tuple[list[tuple[str, str]], list[tuple[Path, str]]]:
+    """``(student, assignment)`` submissions that may be graded, and the folders refused with why.
+
+    A folder is refused when its name is not a valid student id or not on the roster
+    (:mod:`course.grading.intake.submissions`), or when it holds links or special files.
+    """
+    from ..intake.roster import course_roster
+    from ..intake.submissions import check_submission, student_folders
+
+    students, refused = student_folders(layout.submitted, course_roster(layout.root))
+    valid = []
+    for who in students:
+        for name in assignments:
+            folder = layout.submitted / who / name
+            if folder.is_symlink() or folder.is_dir():
+                why = check_submission(folder)
+                if why is None:
+                    valid.append((who, name))
+                else:
+                    refused.append((folder, why))
+    return valid, refused
 
 
 def _fingerprint(folder: Path) -> str:
@@ -135,12 +160,14 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         raise WorkflowError(f"no submissions folder {layout.submitted}")
     names = pick_assignments(layout, assignment)
     todo = []
-    for student_dir in sorted(p for p in layout.submitted.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        if student is not None and student_dir.name != student:
-            continue
-        for name in names:
-            if (student_dir / name).is_dir():
-                todo.append((student_dir.name, name))
+    # every folder name is a student id (the pattern, the roster), never a link (issue 19)
+    valid, refused = refused_submissions(layout, names)
+    for path, why in refused:
+        if log is not None:
+            log(f"REFUSED {describe_name(str(path), 200)}: {why}")
+    for who, name in valid:
+        if student is None or who == student:
+            todo.append((who, name))
     if not todo:
         raise WorkflowError(f"nothing to grade in {layout.submitted} (expected <student>/<assignment>/ folders)")
     ensure_in_gradebook(layout, sorted({a for _, a in todo}))

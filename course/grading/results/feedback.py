@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..course_dir import course_layout, gradebook, nbgrader_api, nbgrader_error, pick_assignments
+from ..intake.submissions import valid_ids
 from .report import hand_points_pending, points_text, read_report
 
 __all__ = ["feedback", "pending_hand_grading"]
@@ -36,7 +37,12 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
     report = read_report(layout)
     written: list[Path] = []
     for name in pick_assignments(layout, assignment):
-        students = sorted(p.parent.name for p in layout.autograded.glob(f"*/{name}") if p.is_dir())
+        students = sorted(p.parent.name for p in layout.autograded.glob(f"*/{name}")
+                          if p.is_dir() and not p.parent.name.startswith("."))
+        students, refused = valid_ids(students)           # names become paths below (issue 19)
+        for who, why in refused:
+            if log is not None:
+                log(f"no feedback for {why}")
         for who in students:
             try:
                 result = api.generate_feedback(name, who, force=True)
@@ -49,7 +55,8 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
             elif log is not None:
                 log(f"{who} {name}: no feedback ({nbgrader_error(result)})")
         for key, entry in report.items():
-            if entry.get("assignment") != name or not entry.get("reason"):
+            if entry.get("assignment") != name or not entry.get("reason") \
+                    or not valid_ids([entry.get("student")])[0]:
                 continue
             out = layout.feedback / entry["student"] / name
             troubled = set(entry.get("unreadable") or {})

@@ -16,13 +16,23 @@ from .report import read_report
 __all__ = ["grades"]
 
 
-def _grade_rows(layout: CourseLayout) -> list[dict[str, Any]]:
+def _grade_rows(layout: CourseLayout, log: Any = None) -> list[dict[str, Any]]:
     from nbgrader.api import MissingEntry
+
+    from ..intake.roster import course_roster
+    from ..intake.submissions import valid_ids
 
     report = read_report(layout)
     rows = []
     with gradebook(layout) as gb:
-        students = sorted({s.id for s in gb.students} | {e["student"] for e in report.values()})
+        roster = course_roster(layout.root)         # every student of the roster gets rows
+        students = sorted({s.id for s in gb.students} | {e["student"] for e in report.values()}
+                          | set(roster.ids if roster is not None else ()))
+        # a row per valid student id only: no path, markup or spreadsheet formula (issue 19)
+        students, refused = valid_ids(students)
+        for name, why in refused:
+            if log is not None:
+                log(f"no row for {why}")
         assignments = [a for a in layout.assignments()]
         for who in students:
             for name in assignments:
@@ -49,12 +59,14 @@ def _grade_rows(layout: CourseLayout) -> list[dict[str, Any]]:
     return rows
 
 
-def grades(root: str | os.PathLike = ".", output: str | os.PathLike = "grades.csv") -> Path:
+def grades(root: str | os.PathLike = ".", output: str | os.PathLike = "grades.csv", *,
+           log: Any = None) -> Path:
     """Export the grades: one CSV row per student and assignment.
 
     Columns: ``student, assignment, score, max_score, autograded_score,
     needs_manual_grade, status, reason, sandboxed`` (``yes``, or ``NO
-    (--unsafe-no-sandbox)`` when the submission's code ran without the sandbox).  A student without a submission for
+    (--unsafe-no-sandbox)`` when the submission's code ran without the sandbox).
+    Every student of the roster (``roster.csv``) has a row for every assignment.  A student without a submission for
     an assignment gets a row with score 0 and status ``not submitted``; a
     submission that could not be graded keeps its reason.
 
@@ -64,7 +76,7 @@ def grades(root: str | os.PathLike = ".", output: str | os.PathLike = "grades.cs
         The CSV file.
     """
     layout = course_layout(root)
-    rows = _grade_rows(layout)
+    rows = _grade_rows(layout, log)
     path = Path(output)
     if not path.is_absolute():
         path = Path.cwd() / path
