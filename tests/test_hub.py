@@ -602,7 +602,9 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
     # The formgrader: the instructor's server may be framed by its own pages; students' may not,
     # and they have no formgrader at all.
     headers = hub.head(f"/user/{instructor}/formgrader")
-    assert headers.get("content-security-policy", "").startswith("frame-ancestors 'self'"), headers
+    policy = headers.get("content-security-policy", "")
+    assert "frame-ancestors 'self'" in policy, headers
+    assert "script-src 'nonce-" in policy, headers      # the course's formgrader guard (issue 19)
     headers = hub.head(f"/user/{solver}/lab")
     assert "frame-ancestors 'none'" in headers.get("content-security-policy", ""), headers
     status, _ = hub.api("/formgrader", base=f"/user/{solver}")
