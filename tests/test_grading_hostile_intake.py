@@ -38,7 +38,7 @@ ROSTER = ("id,first_name,last_name,lms_user_id,lms_names\n"
           "mallory,Mallory,Jones,6666,jonesm\n")
 XSS = ('<img src=x onerror="(top.PWN=top.PWN||[]).push(1)"><script>(top.PWN=top.PWN||[]).push(2)</script>'
        '<a href="javascript:alert(3)">x</a>')
-HOSTILE_FOLDER = '<img src=x onerror="fetch(`/api/contents`)">'
+HOSTILE_FOLDER = '<img src=x onerror="fetch(\'api\')">'
 
 
 def _auto_points(path: Path) -> float:
