@@ -12,13 +12,16 @@ part                       what it is                                   what it 
                                                                         are proxies into the sandbox
 ``course_dir``,            the course directory, its config and         only the instructor's own files
 ``release``                gradebook; releasing; the students' copy
-``intake/``                what a submission brings in: LMS zips,       reads **hostile input** as data,
-                           notebooks repaired before grading            never runs it
+``intake/``                what a submission brings in: student ids     reads **hostile input** as data,
+                           and the roster, LMS zips, the exchange,      never runs it
+                           ``submitted/`` folders, notebooks repaired
+                           before grading
 ``autograde/``             the grading run: queue, workers, nbgrader's  **runs student code**, only inside
-                           sandboxed execute step, integrity tripwire   :mod:`course.sandbox`
-``results/``               the report, feedback pages, grades.csv,      verdicts (gradebook, report);
-                           the summary, the copy audit                  feedback and the audit read what
-                                                                        students wrote, as data
+                           sandboxed execute step, integrity tripwire,  :mod:`course.sandbox`
+                           the approved configuration
+``results/``               the report, feedback pages (rendered inert:  verdicts (gradebook, report);
+                           ``safe_html``), grades.csv, the summary,     feedback and the audit read what
+                           the copy audit                               students wrote, as data
 =========================  ==========================================  ==================================
 
 What the exercise notebooks' test cells call:
@@ -34,8 +37,11 @@ What the exercise notebooks' test cells call:
 * :mod:`course.grading.failures` -- the :class:`AssertionError` subclasses a
   failed check raises.
 
+The formgrader's pages are guarded by the server extension :mod:`course.formgrader_guard`
+(docs/instructor/security.md says what each defence stops).
+
 The instructor's commands (``python -m course.grading prepare | release |
-student-bundle | collect-zip | autograde | feedback | grades | summary``,
+student-bundle | collect-zip | approve-config | autograde | feedback | grades | summary``,
 :mod:`course.grading.__main__`) each call one function of the modules above and
 only import nbgrader when they run.
 """
