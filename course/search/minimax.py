@@ -15,7 +15,7 @@ from typing import Any
 
 from ..game import Game, Path, Player
 from ._context import EXPAND, SearchContext, first_best
-from .chance import ChanceBounds
+from .chance import ChanceBounds, chance_value
 from .result import SearchResult
 
 __all__ = ["minimax", "expectimax"]
@@ -127,13 +127,21 @@ def _run(name, game, state, *, allow_chance, trace, **options) -> SearchResult:
         if events is not None:
             emit("enter", path, player=player.value)
         is_max = player is Player.MAX
-        chance = None if probabilities is None else ChanceBounds([probabilities[i] for i in order], 0, 0)
+        if probabilities is not None:
+            probabilities = [probabilities[i] for i in order]
+            # A trace shows the value after each child (ChanceBounds); without one, only the
+            # final value is needed, which chance_value computes with the same arithmetic.
+            chance = ChanceBounds(probabilities, 0, 0) if events is not None else None
+            values = []
         v = None
         for index in order:
             child_value = value(result(state, moves[index]), path + (index,), depth + 1)
             if not path:
                 root_children.append((index, child_value, child_value))
-            if chance is not None:
+            if probabilities is not None:
+                if events is None:
+                    values.append(child_value)
+                    continue
                 v = chance.add(child_value, child_value)[0]
             elif v is None or (child_value > v if is_max else child_value < v):
                 v = child_value
@@ -141,6 +149,8 @@ def _run(name, game, state, *, allow_chance, trace, **options) -> SearchResult:
                 emit("update", path, child=index, lower=v, upper=v)
         if events is not None:
             emit("exit", path, lower=v, upper=v)
+        elif probabilities is not None:
+            v = chance_value(probabilities, values)
         return v
 
     root = game.initial_state() if state is None else state
