@@ -28,7 +28,8 @@ import pytest
 from course import ParameterError, Player
 from course.games import TicTacToe
 from course.games import openspiel
-from course.games.openspiel import OpenSpielGame, OpenSpielUnavailable, open_lines_evaluation
+from course.games.openspiel import (OpenSpielGame, OpenSpielUnavailable, open_lines_evaluation,
+                                    openspiel_search)
 from course.search import alphabeta, bab, expectimax, minimax, naive_epsilon, star1
 
 HAVE_PYSPIEL = openspiel.available()
@@ -40,60 +41,14 @@ if HAVE_PYSPIEL:
     from open_spiel.python.algorithms import minimax as os_minimax
 
 
-# -- counting OpenSpiel's nodes ---------------------------------------------------------------------
-class Counter:
-    """How many states OpenSpiel's search looked at (a proxy per state)."""
-
-    def __init__(self) -> None:
-        self.nodes = 1          # the root; every clone() is one more node
-        self.leaves = 0         # terminal states and depth-limit evaluations
-
-    def value_function(self, evaluate):
-        def counted(state):
-            self.leaves += 1
-            return evaluate(state.state)
-        return counted
+def openspiel_expectiminimax(game, depth, evaluate=None, state=None):
+    r = openspiel_search(game, "expectiminimax", depth=depth, evaluate=evaluate, state=state)
+    return r.value, r.action, r.nodes, r.evaluated
 
 
-class CountedState:
-    """A pyspiel state that counts, for OpenSpiel's search functions (which only call these)."""
-
-    def __init__(self, state, counter: Counter) -> None:
-        self.state, self.counter = state, counter
-
-    def clone(self):
-        self.counter.nodes += 1
-        return CountedState(self.state.clone(), self.counter)
-
-    def is_terminal(self):
-        terminal = self.state.is_terminal()
-        if terminal:
-            self.counter.leaves += 1
-        return terminal
-
-    def __getattr__(self, name):
-        return getattr(self.state, name)
-
-
-def openspiel_expectiminimax(game: OpenSpielGame, depth: int, evaluate=None, state=None):
-    """OpenSpiel's expectiminimax on ``game``: (value, best action, nodes, leaves)."""
-    counter = Counter()
-    root = CountedState((state or game.initial_state()).clone(), counter)
-    value_function = counter.value_function(evaluate) if evaluate else None
-    value, action = os_minimax.expectiminimax(root, depth, value_function, game.max_player)
-    return value, action, counter.nodes, counter.leaves
-
-
-def openspiel_alphabeta(game: OpenSpielGame, depth: int = 30, evaluate=None):
-    """OpenSpiel's alpha_beta_search on ``game``: (value, best action, nodes, leaves)."""
-    counter = Counter()
-    counter.nodes = 0        # alpha_beta_search clones the root first: that clone is the root
-    root = CountedState(game.initial_state(), counter)
-    value_function = counter.value_function(evaluate) if evaluate else None
-    value, action = os_minimax.alpha_beta_search(game.pyspiel_game, root, value_function=value_function,
-                                                 maximum_depth=depth,
-                                                 maximizing_player_id=game.max_player)
-    return value, action, counter.nodes, counter.leaves
+def openspiel_alphabeta(game, depth=None, evaluate=None):
+    r = openspiel_search(game, "alpha_beta", depth=depth, evaluate=evaluate)
+    return r.value, r.action, r.nodes, r.evaluated
 
 
 def nodes(result) -> int:
@@ -167,7 +122,7 @@ def pig_lead(state) -> float:
 def test_pig_whole_tree_matches_openspiel(winscore, horizon):
     game = OpenSpielGame("pig", {"winscore": winscore, "horizon": horizon})
     ours = expectimax(game)
-    value, best, count, leaves = openspiel_expectiminimax(game, depth=10_000)
+    value, best, count, leaves = openspiel_expectiminimax(game, depth=None)
     # the same tree, the same best move; the value within rounding (the course normalises
     # float probabilities by their sum, 0.9999999999999999 for six sixths; OpenSpiel does not)
     assert (nodes(ours), ours.evaluated, action(game, ours)) == (count, leaves, best)
@@ -368,6 +323,12 @@ def test_bad_arguments():
         OpenSpielGame("pig").decisions_cutoff(-1)
     with pytest.raises(ParameterError, match="k must be"):
         open_lines_evaluation(1)
+    with pytest.raises(ParameterError, match="algorithm must be"):
+        openspiel_search(OpenSpielGame("tic_tac_toe"), "negamax")
+    with pytest.raises(ParameterError, match="needs an OpenSpielGame"):
+        openspiel_search(TicTacToe())
+    uncounted = openspiel_search(OpenSpielGame("tic_tac_toe"), "alpha_beta", count=False)
+    assert (uncounted.value, uncounted.action, uncounted.nodes) == (0.0, 0, None)
 
 
 @needs_pyspiel
@@ -444,8 +405,9 @@ def test_without_openspiel_the_module_imports_and_the_error_names_the_fix():
     ("linux", "x86_64", (3, 10), ["Python 3.11 or newer", "this is 3.10", "PYTHON=python3.11",
                                   "pip install '.[openspiel]'"]),
     ("win32", "AMD64", (3, 10), ["Python 3.11 or newer"]),
-    ("darwin", "x86_64", (3, 12), ["Intel Macs", "Apple silicon"]),
-    ("win32", "ARM64", (3, 12), ["x86-64 only"]),
+    ("darwin", "x86_64", (3, 12), ["an Intel Mac", "Apple silicon", "build OpenSpiel from source"]),
+    ("win32", "ARM64", (3, 12), ["Windows (x86-64) only", "win32 on ARM64"]),
+    ("linux", "ppc64le", (3, 12), ["linux on ppc64le"]),
     ("emscripten", "wasm32", (3, 13), ["browser edition", "JupyterLab", "make lab"]),
     ("linux", "x86_64", (3, 12), ["not installed", "pip install '.[openspiel]'"]),
     ("darwin", "arm64", (3, 11), ["not installed"]),

@@ -68,14 +68,15 @@ import math
 import platform
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from ..errors import ParameterError
 from ..game import Game, Player
 
-__all__ = ["OpenSpielGame", "OpenSpielUnavailable", "available", "missing_reason",
-           "open_lines_evaluation", "INSTALL"]
+__all__ = ["OpenSpielGame", "OpenSpielUnavailable", "OpenSpielResult", "available", "missing_reason",
+           "open_lines_evaluation", "openspiel_search", "INSTALL"]
 
 INSTALL = "pip install '.[openspiel]'"
 """The command, run in the course folder, that installs OpenSpiel where it has wheels."""
@@ -116,12 +117,14 @@ def missing_reason(*, system: str | None = None, machine: str | None = None,
         return (f"OpenSpiel's wheels need Python 3.11 or newer, and this is {version}: make the "
                 "course's virtual environment with a newer Python (make clean; make "
                 f"PYTHON=python3.11 install) and run {INSTALL}.")
-    if system == "darwin" and machine != "arm64":
-        return ("OpenSpiel publishes no wheels for Intel Macs (only for Apple silicon, Linux and "
-                "Windows): use one of those, or build OpenSpiel from source (its install guide).")
-    if system.startswith("win") and machine.upper() not in ("AMD64", "X86_64"):
-        return (f"OpenSpiel publishes Windows wheels for x86-64 only, and this machine is "
-                f"{machine}: use an x86-64 machine, Linux or macOS.")
+    wheels = (system == "linux" and machine in ("x86_64", "aarch64")
+              or system == "darwin" and machine == "arm64"
+              or system == "win32" and machine.upper() == "AMD64")
+    if not wheels:                    # the same platforms as the openspiel extra's marker
+        where = "an Intel Mac" if system == "darwin" else f"{system} on {machine}"
+        return ("OpenSpiel publishes wheels for Linux (x86-64, ARM64), macOS on Apple silicon and "
+                f"Windows (x86-64) only, and this is {where}: use one of those, or build OpenSpiel "
+                "from source (its install guide).")
     return f"OpenSpiel is not installed: run {INSTALL} in the course folder (or pip install open_spiel)."
 
 
@@ -375,6 +378,115 @@ class OpenSpielGame(Game):
             return _decisions(state) - start >= depth
 
         return cutoff
+
+
+@dataclass(frozen=True)
+class OpenSpielResult:
+    """What one of OpenSpiel's own searches found (see :func:`openspiel_search`)."""
+
+    value: float
+    """The root's value for MAX, as OpenSpiel computes it (a float)."""
+    action: int | None
+    """OpenSpiel's best action at the root (None at a chance root or a leaf)."""
+    nodes: int | None
+    """States the search looked at, the root included (None when not counted)."""
+    evaluated: int | None
+    """Terminal states and depth-limit evaluations among them (None when not counted)."""
+
+
+def openspiel_search(game: OpenSpielGame, algorithm: str = "expectiminimax", *, state: Any = None,
+                     depth: int | None = None, evaluate: Callable[[Any], float] | None = None,
+                     count: bool = True) -> OpenSpielResult:
+    """Run OpenSpiel's own Python search on ``game``, to compare with the course's.
+
+    Parameters
+    ----------
+    game : OpenSpielGame
+    algorithm : {"expectiminimax", "alpha_beta"}
+        OpenSpiel's ``expectiminimax`` (chance allowed; its depth counts decisions only) or
+        ``alpha_beta_search`` (no chance; depth in plies), from
+        ``open_spiel.python.algorithms.minimax``.
+    state : optional
+        Where to search from; default the initial state.
+    depth : int, optional
+        OpenSpiel's depth limit; default: deeper than the longest game.
+    evaluate : callable, optional
+        OpenSpiel's ``value_function`` at the depth limit; default the game's ``evaluate``.
+    count : bool, optional
+        Count the states the search looks at (through a proxy around each state, which slows
+        OpenSpiel down: time it with ``count=False``).
+
+    Returns
+    -------
+    OpenSpielResult
+
+    Examples
+    --------
+    >>> from course.search import alphabeta
+    >>> ttt = OpenSpielGame("tic_tac_toe")                        # doctest: +SKIP
+    >>> openspiel_search(ttt, "alpha_beta")                       # doctest: +SKIP
+    OpenSpielResult(value=0.0, action=0, nodes=18297, evaluated=7330)
+    >>> ours = alphabeta(ttt)                                     # doctest: +SKIP
+    >>> ours.value, ours.expanded + ours.evaluated, ours.evaluated    # doctest: +SKIP
+    (0, 18297, 7330)
+    """
+    if not isinstance(game, OpenSpielGame):
+        raise ParameterError(f"openspiel_search needs an OpenSpielGame, got {type(game).__name__}")
+    if algorithm not in ("expectiminimax", "alpha_beta"):
+        raise ParameterError(f"algorithm must be 'expectiminimax' or 'alpha_beta', got {algorithm!r}")
+    from open_spiel.python.algorithms import minimax as spiel_minimax
+
+    if depth is None:
+        depth = game.pyspiel_game.max_game_length() + 1
+    if evaluate is None and game._evaluate is not None:
+        evaluate = game._evaluate
+    root = (game.initial_state() if state is None else state).clone()
+    counter = _Counter() if count else None
+    if counter is not None:
+        root = _CountedState(root, counter)
+        if evaluate is not None:
+            evaluate = counter.counted(evaluate)
+    if algorithm == "expectiminimax":
+        value, action = spiel_minimax.expectiminimax(root, depth, evaluate, game.max_player)
+    else:
+        if counter is not None:
+            counter.nodes = 0          # alpha_beta_search clones the root first: the clone counts
+        value, action = spiel_minimax.alpha_beta_search(
+            game.pyspiel_game, root, value_function=evaluate, maximum_depth=depth,
+            maximizing_player_id=game.max_player)
+    return OpenSpielResult(value, action, counter.nodes if counter else None,
+                           counter.leaves if counter else None)
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.nodes = 1             # the root; each clone() is one more state
+        self.leaves = 0
+
+    def counted(self, evaluate: Callable[[Any], float]) -> Callable[[Any], float]:
+        def value_function(state: Any) -> float:
+            self.leaves += 1
+            return evaluate(state.state)
+        return value_function
+
+
+class _CountedState:
+    """A pyspiel state that counts clones and terminal tests (OpenSpiel's searches use these)."""
+
+    def __init__(self, state: Any, counter: _Counter) -> None:
+        self.state, self.counter = state, counter
+
+    def clone(self) -> "_CountedState":
+        self.counter.nodes += 1
+        return _CountedState(self.state.clone(), self.counter)
+
+    def is_terminal(self) -> bool:
+        terminal = self.state.is_terminal()
+        self.counter.leaves += terminal
+        return terminal
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.state, name)
 
 
 _EXACT: dict[float, Any] = {}
