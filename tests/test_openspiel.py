@@ -422,3 +422,45 @@ def test_missing_reason_per_platform(system, machine, python, words):
 
 def test_openspiel_unavailable_is_a_module_not_found_error():
     assert issubclass(OpenSpielUnavailable, ModuleNotFoundError)
+
+
+def appendix_section_e() -> str:
+    """The code of the appendix's section E (your search on OpenSpiel's games), cell by cell."""
+    import nbformat
+    from pathlib import Path
+
+    nb = nbformat.read(Path(__file__).resolve().parents[1] / "lessons" / "06_appendix_reference.ipynb",
+                       as_version=4)
+    start = next(i for i, c in enumerate(nb.cells) if c.source.startswith("## E. "))
+    end = next(i for i, c in enumerate(nb.cells) if i > start and c.source.startswith("## "))
+    return [c.source for c in nb.cells[start:end] if c.cell_type == "code"]
+
+
+@pytest.mark.parametrize("platform", ["linux", "emscripten"])
+def test_appendix_section_runs_without_openspiel(platform):
+    """Without pyspiel (here, or in the browser edition) the section still runs: the student's
+    search on the course's tic-tac-toe, and one line instead of each OpenSpiel cell."""
+    cells = appendix_section_e()
+    assert sum("openspiel.available()" in c for c in cells) == 2
+    script = ("import sys\nimport course\n"
+              f"sys.platform = {platform!r}\n"      # what missing_reason() sees in Pyodide
+              + "\n".join(f"exec(compile({c!r}, 'cell', 'exec'))" for c in cells))
+    out = run_without_pyspiel(script).strip().splitlines()
+    assert "the same leaves in the same order: True" in out[0] and "negamax 0" in out[0]
+    notice = openspiel.missing_reason(system=platform)
+    assert out[1:] == [notice, notice], out
+    if platform == "emscripten":
+        assert "browser edition" in notice
+
+
+@needs_pyspiel
+def test_appendix_section_with_openspiel():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        namespace: dict = {}
+        for cell in appendix_section_e():
+            exec(compile(cell, "cell", "exec"), namespace)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 5 and all("the same leaves in the same order: True" in lines[i] for i in (0, 1))
+    assert "896 positions; course alphabeta: -0.0011, 896 positions" in lines[2]
+    assert lines[4].startswith("Pig to 6: expectimax 2117/3888") and "Star1 2117/3888" in lines[4]
