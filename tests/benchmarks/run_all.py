@@ -269,7 +269,8 @@ def bench_openspiel(repeat: int) -> tuple[list[list[str]], str]:
             first, best, (value, _) = first_and_best(fn, repeat)
             theirs[name] = best
             count = openspiel.openspiel_search(adapter, algorithm)
-            theirs[name + " row"] = [name, f"OpenSpiel {algorithm}, its C++ tic-tac-toe",
+            label = {"alpha_beta": "alpha_beta_search"}.get(algorithm, algorithm)
+            theirs[name + " row"] = [name, f"OpenSpiel {label}, its C++ tic-tac-toe",
                                      f"{count.nodes:,}", f"{first:.3f}", f"{best:.3f}", "1.00",
                                      f"{value}"]
 
