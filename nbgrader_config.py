@@ -41,13 +41,13 @@ c.Validator.width = 110
 
 # Autograding: put back grade cells a student deleted, keep outputs small, and grade with
 # the course's sandboxed step instead of a kernel: the student's code runs in a bubblewrap
-# sandbox, every test runs in the grader (course/grading/sandboxed.py).
+# sandbox, every test runs in the grader (course/grading/autograde/sandboxed.py).
 c.OverwriteCells.add_missing_cells = True
 c.LimitOutput.max_lines = 300
 c.LimitOutput.max_traceback = 100
 c.SandboxedGrade.cell_timeout = 60
 c.Autograde.autograde_preprocessors = [
-    "course.grading.sandboxed.SandboxedGrade",
+    "course.grading.autograde.sandboxed.SandboxedGrade",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
@@ -57,9 +57,9 @@ c.Autograde.autograde_preprocessors = [
 ]
 
 # Feedback never shows the hidden tests (their source, seeds or cases); failures of hidden
-# tests are reported without their cases by the grader (course/grading/sandboxed.py).
+# tests are reported without their cases by the grader (course/grading/autograde/sandboxed.py).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "course.grading.sandboxed.HideHiddenTests",
+    "course.grading.autograde.sandboxed.HideHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

@@ -30,8 +30,11 @@ import nbformat
 import pytest
 
 import course
-from course.grading import workflow
-from course.grading.sandboxed import SECRET_FILE
+from course.grading.autograde import autograde
+from course.grading.course_dir import WorkflowError, course_layout
+from course.grading.release import release
+from course.grading.results.feedback import feedback
+from course.grading.autograde.sandboxed import SECRET_FILE
 from course.sandbox import sandbox_available
 from test_grading_support import copy_course, EXERCISES, ROOT, SOLUTIONS, read_cells
 
@@ -254,7 +257,7 @@ depth_only)
 def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile-course")
     copy_course(root)
-    workflow.release(root, release_directory=root / "regenerated")
+    release(root, release_directory=root / "regenerated")
     listener = _Listener()
     expected, victims = _class(root, listener.port)
     watched = [COURSE_PKG, root / "nbgrader_config.py", SOLUTIONS, root / "solutions"] + [
@@ -268,7 +271,7 @@ def graded(tmp_path_factory):
     os.environ["TMPDIR"] = str(private_tmp)
     start = time.perf_counter()
     try:
-        records = workflow.autograde(root, jobs=2, cell_timeout=20)
+        records = autograde(root, jobs=2, cell_timeout=20)
     finally:
         if old_tmp is None:
             os.environ.pop("TMPDIR", None)
@@ -290,7 +293,7 @@ def graded(tmp_path_factory):
 def test_every_student_gets_exactly_what_their_code_earns(graded):
     from nbgrader.api import Gradebook
 
-    layout = workflow.course_layout(graded["root"])
+    layout = course_layout(graded["root"])
     scores = {}
     with Gradebook(layout.db_url, layout.course_id) as gb:
         for (student, assignment) in graded["expected"]:
@@ -315,7 +318,7 @@ def test_nothing_the_attackers_targeted_changed(graded):
 def test_nothing_secret_reached_a_student(graded):
     root = graded["root"]
     secret = (root / SECRET_FILE).read_text().strip()
-    workflow.feedback(root)
+    feedback(root)
     for student in ("reader", "vandal", "honest"):
         for folder in ("autograded", "feedback"):
             for path in (root / folder / student).rglob("*.*"):
@@ -350,7 +353,7 @@ def test_without_a_sandbox_autograde_refuses(graded, monkeypatch):
     bwrap.check_sandbox.cache_clear()
     monkeypatch.setattr(bwrap, "bwrap_path", lambda: None)
     try:
-        with pytest.raises(workflow.WorkflowError, match="--unsafe-no-sandbox"):
-            workflow.autograde(graded["root"], student="honest")
+        with pytest.raises(WorkflowError, match="--unsafe-no-sandbox"):
+            autograde(graded["root"], student="honest")
     finally:
         bwrap.check_sandbox.cache_clear()

@@ -18,7 +18,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading import workflow
+from course.grading.autograde import autograde
+from course.grading.course_dir import course_config, course_layout
+from course.grading.release import release
+from course.grading.results.feedback import feedback
+from course.grading.results.grades import grades
+from course.grading.results.summary import summary
 from test_grading_support import copy_course, EXERCISES, ROOT, SOLUTIONS, read_cells
 
 pytestmark = pytest.mark.nbgrader
@@ -111,7 +116,7 @@ def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     copy_course(root)
     regenerated = root / "regenerated"
-    workflow.release(root, release_directory=regenerated)      # also fills the gradebook
+    release(root, release_directory=regenerated)      # also fills the gradebook
     submitted = root / "submitted"
     expected: dict[tuple[str, str], tuple[float, str]] = {}
     for notebook in sorted(SOLUTIONS.glob("*/*.ipynb")):
@@ -131,7 +136,7 @@ def course(tmp_path_factory):
         else:
             nbformat.write(content, str(target / A1_NB))
         expected[(student, A1)] = (score, status)
-    records = workflow.autograde(root, cell_timeout=CELL_TIMEOUT)
+    records = autograde(root, cell_timeout=CELL_TIMEOUT)
     return root, regenerated, {(r.student, r.assignment): r for r in records}, expected
 
 
@@ -150,7 +155,7 @@ def test_every_submission_gets_the_points_it_earned(course):
     assert set(records) == set(expected)
     autograded = {}
     from nbgrader.api import Gradebook, MissingEntry
-    layout = workflow.course_layout(root)
+    layout = course_layout(root)
     with Gradebook(layout.db_url, layout.course_id) as gb:
         for (student, assignment), record in records.items():
             try:
@@ -171,7 +176,7 @@ def test_a_hostile_notebook_cannot_change_other_grades(course):
     record = records[("hostile", A1)]
     assert record.status == "graded", record
     # it reached nothing: every graded notebook is there (the scores are checked above)
-    layout = workflow.course_layout(root)
+    layout = course_layout(root)
     for (student, assignment), other in records.items():
         if other.status.startswith("graded"):
             assert (layout.autograded / student / assignment).is_dir(), (student, assignment)
@@ -211,12 +216,12 @@ def test_faulty_notebooks_are_marked_where_they_failed(course):
 
 def test_feedback_grades_and_summary(course):
     root, _, records, expected = course
-    written = workflow.feedback(root)
+    written = feedback(root)
     assert (root / "feedback" / "perfect" / A1 / "minimax.html").exists()
     page = (root / "feedback" / "invalid-json" / A1 / "minimax.html").read_text(encoding="utf-8")
     assert "not valid JSON" in page
     assert len(written) >= len(records)
-    path = workflow.grades(root, root / "grades.csv")
+    path = grades(root, root / "grades.csv")
     rows = list(csv.DictReader(path.open(encoding="utf-8")))
     by_key = {(r["student"], r["assignment"]): r for r in rows}
     assert by_key[("invalid-json", A1)]["status"].startswith("graded") and float(by_key[("invalid-json", A1)]["score"]) == 0
@@ -224,7 +229,7 @@ def test_feedback_grades_and_summary(course):
     assert by_key[("loop", "a2_alphabeta")]["status"] == "not submitted"
     assert float(by_key[("perfect", A1)]["autograded_score"]) == expected[("perfect", A1)][0]
     assert by_key[("perfect", A1)]["needs_manual_grade"] == "True"
-    summaries = workflow.summary(root, "summary")
+    summaries = summary(root, "summary")
     a1 = next(s for s in summaries if s.assignment == A1)
     assert a1.histogram.exists() and a1.histogram.stat().st_size > 1000
     assert len(a1.scores) == len([k for k in expected if k[1] == A1])
@@ -238,7 +243,7 @@ def test_validate_passes_on_solutions_and_fails_on_the_release(course):
     root = course[0]
     from nbgrader.validator import Validator
 
-    config = workflow._config(Path(root))
+    config = course_config(Path(root))
     config.Execute.timeout = 60
     validator = Validator(config=config)
     for notebook in sorted(SOLUTIONS.glob("*/*.ipynb")):
@@ -253,7 +258,7 @@ def test_regrading_keeps_hand_grades(course):
     root = course[0]
     from nbgrader.api import Gradebook
 
-    layout = workflow.course_layout(root)
+    layout = course_layout(root)
 
     def answer(gb):
         sub = gb.find_submission(A1, "perfect")
@@ -264,7 +269,7 @@ def test_regrading_keeps_hand_grades(course):
         assert grade.needs_manual_grade
         grade.manual_score, grade.needs_manual_grade = 1.5, False
         gb.db.commit()
-    [record] = workflow.autograde(root, student="perfect", assignment=A1, cell_timeout=CELL_TIMEOUT)
+    [record] = autograde(root, student="perfect", assignment=A1, cell_timeout=CELL_TIMEOUT)
     assert not record.needs_manual_grade
     with Gradebook(layout.db_url, layout.course_id) as gb:
         sub, grade = answer(gb)

@@ -88,7 +88,8 @@ def test_a_searching_evaluation_is_flagged_not_failed(session, capsys, name, fla
 
 
 def test_the_workflow_lists_the_flags(tmp_path):
-    from course.grading.workflow import _review_flags, course_layout
+    from course.grading.course_dir import course_layout
+    from course.grading.results.summary import review_flags
 
     (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
     layout = course_layout(tmp_path)
@@ -101,14 +102,14 @@ def test_the_workflow_lists_the_flags(tmp_path):
                                            text=f"ordering: 12 leaves\n{REVIEW_MARK} it searches\n")]
     nb.cells.append(cell)
     nbformat.write(nb, str(folder / "ordering.ipynb"))
-    assert _review_flags(layout, "ada", "a5_ordering") == [
+    assert review_flags(layout, "ada", "a5_ordering") == [
         "ordering.ipynb [a5-test-evaluation-ordering]: it searches"]
 
 
 def test_a_failing_instructor_cell_stops_grading_instead_of_failing_every_test():
     # before: the error was swallowed, every test then failed with a NameError, and the student
     # got zero for the course's own mistake
-    from course.grading.sandboxed import GraderSetupError, grade_notebook
+    from course.grading.autograde.sandboxed import GraderSetupError, grade_notebook
 
     cells = [{"kind": "locked", "source": "", "trusted_source": "from course.grading import no_such_check"},
              {"kind": "student", "source": "def f():\n    return 1", "trusted_source": ""},

@@ -11,8 +11,9 @@ import zipfile
 import nbformat
 import pytest
 
-from course.grading import workflow
-from course.grading.repair import audit_notebook, repair_notebook, repair_submission
+from course.grading.course_dir import WorkflowError, course_layout
+from course.grading.intake.lms_zip import collect_zip
+from course.grading.intake.repair import audit_notebook, repair_notebook, repair_submission
 from test_grading_support import EXERCISES, SOLUTIONS, copy_course
 
 RELEASE_A2 = EXERCISES / "a2_alphabeta" / "alphabeta.ipynb"
@@ -41,7 +42,7 @@ def test_collect_zip_understands_three_layouts(course, tmp_path):
         zf.writestr("../../etc/passwd", b"x")
         zf.writestr("notes.txt", b"hello")
     out = tmp_path / "submitted"
-    collected, skipped = workflow.collect_zip(archive, out, root=course)
+    collected, skipped = collect_zip(archive, out, root=course)
     assert sorted(collected) == [
         ("Grace_Hopper", "a1_minimax", "minimax.ipynb"),
         ("ada", "a2_alphabeta", "alphabeta.ipynb"),
@@ -57,10 +58,10 @@ def test_collect_zip_understands_three_layouts(course, tmp_path):
 def test_collect_zip_rejects_what_is_not_a_zip(course, tmp_path):
     bogus = tmp_path / "class.zip"
     bogus.write_text("not a zip")
-    with pytest.raises(workflow.WorkflowError, match="not a zip archive"):
-        workflow.collect_zip(bogus, tmp_path / "out", root=course)
-    with pytest.raises(workflow.WorkflowError, match="no zip file"):
-        workflow.collect_zip(tmp_path / "missing.zip", tmp_path / "out", root=course)
+    with pytest.raises(WorkflowError, match="not a zip archive"):
+        collect_zip(bogus, tmp_path / "out", root=course)
+    with pytest.raises(WorkflowError, match="no zip file"):
+        collect_zip(tmp_path / "missing.zip", tmp_path / "out", root=course)
 
 
 # --- repairing submissions -------------------------------------------------------------------------
@@ -156,7 +157,7 @@ def test_the_module_runs_as_a_command(course, tmp_path):
 
 
 def test_layout_reads_the_config(course):
-    layout = workflow.course_layout(course)
+    layout = course_layout(course)
     assert layout.source == course / "solutions" and layout.release == course / "exercises"
     assert layout.course_id == "game-tree-search"
     assert 0 < layout.cell_timeout < 3600

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from course.grading import workflow
+from course.grading.intake.lms_zip import collect_zip
 from test_grading_support import copy_course
 
 
@@ -49,7 +49,7 @@ def test_lms_names_map_one_student_to_one_folder(course, tmp_path):
     ])
     out = tmp_path / "submitted"
     lines = []
-    collected, skipped = workflow.collect_zip(archive, out, root=course, log=lines.append)
+    collected, skipped = collect_zip(archive, out, root=course, log=lines.append)
     assert sorted(collected) == [
         ("Alan_Turing", "a5_ordering", "ordering.ipynb"),
         ("hopperg", "a4_bounded", "bounded.ipynb"),
@@ -76,7 +76,7 @@ def test_two_submissions_in_one_zip_keep_the_newer_and_say_so(course, tmp_path):
     ])
     out = tmp_path / "submitted"
     lines = []
-    collected, skipped = workflow.collect_zip(archive, out, root=course, log=lines.append)
+    collected, skipped = collect_zip(archive, out, root=course, log=lines.append)
     assert collected == [("lovelaceada", "a1_minimax", "minimax.ipynb")]
     body = json.loads((out / "lovelaceada" / "a1_minimax" / "minimax.ipynb").read_text())
     assert body["metadata"]["tag"] == "second"
@@ -90,25 +90,25 @@ def test_two_submissions_in_one_zip_keep_the_newer_and_say_so(course, tmp_path):
 def test_an_existing_submission_is_replaced_only_by_a_newer_one_and_never_silently(course, tmp_path):
     out = tmp_path / "submitted"
     first = _zip(tmp_path / "first.zip", [("ada/a1_minimax/minimax.ipynb", APRIL, _nb("april"))])
-    workflow.collect_zip(first, out, root=course)
+    collect_zip(first, out, root=course)
     # an older zip does not overwrite the newer submission already collected
     older = _zip(tmp_path / "older.zip", [("ada/a1_minimax/minimax.ipynb", MARCH, _nb("march"))])
     lines = []
-    collected, skipped = workflow.collect_zip(older, out, root=course, log=lines.append)
+    collected, skipped = collect_zip(older, out, root=course, log=lines.append)
     assert collected == [] and len(skipped) == 1
     assert json.loads((out / "ada" / "a1_minimax" / "minimax.ipynb").read_text())["metadata"]["tag"] == "april"
     assert len(lines) == 1 and "kept the newer submission already in" in lines[0]
     # a newer one replaces it, and says so
     newer = _zip(tmp_path / "newer.zip", [("ada/a1_minimax/minimax.ipynb", (2024, 5, 1, 8, 0, 0), _nb("may"))])
     lines = []
-    collected, _ = workflow.collect_zip(newer, out, root=course, log=lines.append)
+    collected, _ = collect_zip(newer, out, root=course, log=lines.append)
     assert collected == [("ada", "a1_minimax", "minimax.ipynb")]
     assert json.loads((out / "ada" / "a1_minimax" / "minimax.ipynb").read_text())["metadata"]["tag"] == "may"
     assert len(lines) == 1 and "replaced the submission already collected (2024-04-02 10:00:00)" in lines[0]
     assert (out / "ada" / "a1_minimax" / "timestamp.txt").read_text().strip() == "2024-05-01 08:00:00"
     # the same zip again: identical files, nothing to say
     lines = []
-    workflow.collect_zip(newer, out, root=course, log=lines.append)
+    collect_zip(newer, out, root=course, log=lines.append)
     assert lines == []
 
 

@@ -10,7 +10,8 @@ import shutil
 import nbformat
 import pytest
 
-from course.grading import workflow
+from course.grading.results.feedback import pending_hand_grading
+from course.grading.results.summary import summary
 from course.grading.__main__ import main
 from test_grading_support import EXERCISES, SOLUTIONS, copy_course
 
@@ -81,7 +82,7 @@ def test_feedback_warns_while_hand_grades_are_pending(graded):
     assert status == 0
     warning = next(line for line in out.splitlines() if line.startswith("WARNING: hand grading is pending"))
     assert "perfect (a1_minimax: 2 points)" in warning and "partial (a1_minimax: 2 points)" in warning
-    assert workflow.pending_hand_grading(root) == [
+    assert pending_hand_grading(root) == [
         ("partial", A1, 2.0), ("perfect", A1, 2.0)]
 
 
@@ -98,7 +99,7 @@ def test_summary_separates_not_attempted_from_crashed_and_centres_the_bars(grade
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
     lines: list[str] = []
-    (a1,) = workflow.summary(root, "summary", log=lines.append)
+    (a1,) = summary(root, "summary", log=lines.append)
     assert a1.not_attempted == ["untouched"]
     assert a1.crashed == ["invalid-json"]
     assert (a1.autograded_points, a1.hand_points) == (9.0, 2.0)

@@ -1,4 +1,4 @@
-"""Flagging copies (course.grading.similarity): copies are found whatever the names, comments
+"""Flagging copies (course.grading.results.similarity): copies are found whatever the names, comments
 and layout; untouched stubs, trivial code and independent honest answers are not."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from course.grading.similarity import (
+from course.grading.results.similarity import (
     DEFAULT_THRESHOLD,
     Finding,
     audit_copies,

@@ -1,5 +1,25 @@
-"""Grading the course's exercises: instrumented games, checks against the reference searches,
-feedback a student can act on, and the instructor's nbgrader workflow.
+"""Grading the course's exercises: the checks the test cells call, and the instructor's commands.
+
+The package is laid out by **which side of the trust boundary** each part runs on:
+
+=========================  ==========================================  ==================================
+part                       what it is                                   what it trusts
+=========================  ==========================================  ==================================
+``checks``, ``compare``,   what the exercises' test cells call: run a   runs in the student's kernel
+``cases``, ``instrument``,  student's search on recorded cases and       (Validate, which does not grade)
+``evaluation``,            compare it with the reference search         and in the grader (autograde),
+``failures``                                                            where the student's functions
+                                                                        are proxies into the sandbox
+``course_dir``,            the course directory, its config and         only the instructor's own files
+``release``                gradebook; releasing; the students' copy
+``intake/``                what a submission brings in: LMS zips,       reads **hostile input** as data,
+                           notebooks repaired before grading            never runs it
+``autograde/``             the grading run: queue, workers, nbgrader's  **runs student code**, only inside
+                           sandboxed execute step, integrity tripwire   :mod:`course.sandbox`
+``results/``               the report, feedback pages, grades.csv,      verdicts (gradebook, report);
+                           the summary, the copy audit                  feedback and the audit read what
+                                                                        students wrote, as data
+=========================  ==========================================  ==================================
 
 What the exercise notebooks' test cells call:
 
@@ -14,9 +34,10 @@ What the exercise notebooks' test cells call:
 * :mod:`course.grading.failures` -- the :class:`AssertionError` subclasses a
   failed check raises.
 
-The instructor's commands (``python -m course.grading release | collect-zip |
-autograde | feedback | grades | summary``) live in :mod:`course.grading.workflow`
-and only import nbgrader when they run.
+The instructor's commands (``python -m course.grading prepare | release |
+student-bundle | collect-zip | autograde | feedback | grades | summary``,
+:mod:`course.grading.__main__`) each call one function of the modules above and
+only import nbgrader when they run.
 """
 
 from .cases import (

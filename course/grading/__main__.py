@@ -78,20 +78,26 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return the exit status."""
     args = build_parser().parse_args(argv)
-    from . import workflow
+    from .autograde import autograde
+    from .course_dir import prepare
+    from .intake.lms_zip import collect_zip
+    from .release import release, student_bundle
+    from .results.feedback import feedback, pending_hand_grading
+    from .results.grades import grades
+    from .results.summary import summary
 
     try:
         if args.command == "prepare":
-            workflow.prepare(args.root, log=print)
+            prepare(args.root, log=print)
         elif args.command == "release":
-            paths = workflow.release(args.root, assignment=args.assignment)
+            paths = release(args.root, assignment=args.assignment)
             for path in paths:
                 print(f"released {path}")
         elif args.command == "student-bundle":
-            path = workflow.student_bundle(args.root, args.output, exchange=args.exchange)
+            path = student_bundle(args.root, args.output, exchange=args.exchange)
             print(f"students' copy of the course written to {path}")
         elif args.command == "collect-zip":
-            collected, skipped = workflow.collect_zip(args.zip, args.submissions, root=args.root,
+            collected, skipped = collect_zip(args.zip, args.submissions, root=args.root,
                                                       log=lambda line: print(f"WARNING: {line}"))
             for student, assignment, name in collected:
                 print(f"{student}/{assignment}/{name}")
@@ -99,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"skipped {entry}: {why}")
             print(f"{len(collected)} files collected into {args.submissions}, {len(skipped)} skipped")
         elif args.command == "autograde":
-            records = workflow.autograde(args.root, args.submissions, assignment=args.assignment,
+            records = autograde(args.root, args.submissions, assignment=args.assignment,
                                          student=args.student, cell_timeout=args.timeout, log=print,
                                          jobs=args.jobs, unsafe_no_sandbox=args.unsafe_no_sandbox)
             failed = sum(1 for r in records if r.status == "failed")
@@ -111,18 +117,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"({sum(r.hand_points_pending for r in hand):g} points in all, not in the scores "
                       "above): Nbgrader > Formgrader > Manage Assignments in JupyterLab (make lab)")
         elif args.command == "feedback":
-            workflow.feedback(args.root, assignment=args.assignment, log=print)
+            feedback(args.root, assignment=args.assignment, log=print)
         elif args.command == "grades":
-            path = workflow.grades(args.root, args.output)
+            path = grades(args.root, args.output)
             print(f"grades written to {path}")
-            pending = workflow.pending_hand_grading(args.root)
+            pending = pending_hand_grading(args.root)
             if pending:
                 print(f"WARNING: {len(pending)} submission{'s' if len(pending) != 1 else ''} still "
                       f"{'wait' if len(pending) != 1 else 'waits'} for hand grading "
                       f"({', '.join(f'{s}/{a}' for s, a, _ in pending)}): their scores lack "
                       f"{sum(p for _, _, p in pending):g} points in all (column needs_manual_grade)")
         elif args.command == "summary":
-            workflow.summary(args.root, args.output_dir, log=print)
+            summary(args.root, args.output_dir, log=print)
     except CourseError as exc:
         print(f"python -m course.grading {args.command}: {exc}", file=sys.stderr)
         return 2

@@ -381,7 +381,7 @@ def reference_result(task: Task, case: Case) -> SearchResult:
 
 
 # The reference result of a case object already checked (the grader checks the same cases for
-# every student: the case builders are memoised there, see course.grading.sandboxed).
+# every student: the case builders are memoised there, see course.grading.autograde.sandboxed).
 _REFERENCE_MEMO: dict[tuple[str, str, int], tuple[Case, SearchResult]] = {}
 _REFERENCE_MEMO_SIZE = 400
 

@@ -4,7 +4,7 @@ Builds a throw-away course directory with ``--students`` students, each handing 
 assignments, mixed like a real class: 60 % hand in the model solutions (every test cell,
 hidden tests included, runs to the end), 25 % the untouched release (every check fails
 early), 15 % a hostile notebook (the solutions plus a cell that tries to read the course,
-plant code, fork a daemon and hog memory).  Then it times ``course.grading.workflow.autograde``
+plant code, fork a daemon and hog memory).  Then it times ``course.grading.autograde``
 with ``--jobs`` parallel workers, and checks that every student got the expected score.
 
 Usage::
@@ -47,7 +47,9 @@ def main(argv: list[str] | None = None) -> None:
     import nbformat
     from nbgrader.api import Gradebook
 
-    from course.grading import workflow
+    from course.grading.autograde import autograde
+    from course.grading.course_dir import course_layout
+    from course.grading.release import release
     from test_grading_support import read_cells
 
     with tempfile.TemporaryDirectory(prefix="bench-autograde-") as tmp:
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
         shutil.copytree(ROOT / "solutions", root / "solutions")
         shutil.copytree(ROOT / "exercises", root / "exercises")
         shutil.copy(ROOT / "nbgrader_config.py", root)
-        workflow.release(root, release_directory=root / "regenerated")   # fills the gradebook
+        release(root, release_directory=root / "regenerated")   # fills the gradebook
         expected = {}
         kinds = {"honest": 0, "wrong": 0, "hostile": 0}
         for k in range(args.students):
@@ -76,9 +78,9 @@ def main(argv: list[str] | None = None) -> None:
                 nbformat.write(nb, str(target / solution.name))
                 expected[(target.parent.name, name)] = points
         start = time.perf_counter()
-        records = workflow.autograde(root, jobs=args.jobs)
+        records = autograde(root, jobs=args.jobs)
         total = time.perf_counter() - start
-        layout = workflow.course_layout(root)
+        layout = course_layout(root)
         wrong = []
         with Gradebook(layout.db_url, layout.course_id) as gb:
             for (student, assignment), score in expected.items():

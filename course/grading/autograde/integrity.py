@@ -19,7 +19,7 @@ import site
 import sys
 from pathlib import Path
 
-from ..errors import CourseError
+from ...errors import CourseError
 
 __all__ = ["IntegrityWatch", "IntegrityError"]
 

@@ -65,10 +65,13 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ..course_dir import CourseLayout
 
 __all__ = [
     "Finding",
@@ -79,6 +82,9 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "DEFAULT_MIN_TOKENS",
     "REFERENCE_SEARCHES",
+    "COPIES_PATH",
+    "start_copy_audit",
+    "report_copies",
 ]
 
 log = logging.getLogger(__name__)
@@ -236,7 +242,7 @@ def _solution_regions(code: str) -> str:
 
 
 def _default_root() -> Path:
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[3]
 
 
 def reference_code(root: str | os.PathLike | None = None) -> dict[str, str]:
@@ -525,3 +531,64 @@ def audit_copies(
     except Exception as error:  # never stop the grading report on the audit
         note(f"copies: comparison of {assignment} failed ({type(error).__name__}: {error})")
         return []
+
+
+# ---------------------------------------------------------------------------
+# the audit of a graded class
+# ---------------------------------------------------------------------------
+#: Where the copy audit's findings are written, relative to ``autograded/``.
+COPIES_PATH = Path(".course-grading") / "copies.json"
+
+
+def _find_copies(layout: CourseLayout, assignments: list[str]) -> dict[str, list]:
+    return {a: audit_copies(layout.root, layout.submitted, a, notes=[]) for a in assignments}
+
+
+def start_copy_audit(layout: CourseLayout, assignments: list[str]) -> Callable[[], dict]:
+    """Compare the submissions in a thread while they are graded (they do not change meanwhile,
+    and the grading workers leave a core idle while they wait on their sandboxes); the function
+    returned waits for the findings."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["found"] = _find_copies(layout, assignments)
+        except Exception as exc:  # noqa: BLE001 - the audit never stops grading
+            box["found"] = {}
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name="copy-audit", daemon=True)
+    thread.start()
+
+    def wait() -> dict:
+        thread.join()
+        return box["found"]
+
+    return wait
+
+
+def report_copies(layout: CourseLayout, assignments: list[str], log: Any,
+                  computed: dict[str, list] | None = None) -> list:
+    """List near-copies (of another student's code or of the reference searches) for review.
+
+    Written to ``autograded/.course-grading/copies.json`` and printed; scores are not changed.
+    ``computed`` holds the findings if already made (:func:`start_copy_audit`).
+    """
+    findings: dict[str, list] = {}
+    found_by = computed if computed is not None else _find_copies(layout, assignments)
+    for assignment in assignments:
+        found = found_by.get(assignment, [])
+        findings[assignment] = [asdict(f) for f in found]
+        if log is not None:
+            for finding in found:
+                log(f"review (possible copy) {assignment}: {finding.line}")
+    path = layout.autograded / COPIES_PATH
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(findings, indent=1), encoding="utf-8")
+    return findings
+
+
+# ---------------------------------------------------------------------------
+# feedback, grades, summary

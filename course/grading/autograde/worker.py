@@ -1,9 +1,9 @@
-"""Autograde submissions in a separate process: ``python -m course.grading.worker``.
+"""Autograde submissions in a separate process: ``python -m course.grading.autograde.worker``.
 
-:func:`course.grading.workflow.autograde` runs the autograder here, not in
+:func:`course.grading.autograde.autograde` runs the autograder here, not in
 its own process, so that nothing that goes wrong with one submission can stop
 the grading of the others.  The students' code itself never runs here: the
-:class:`~course.grading.sandboxed.SandboxedGrade` step runs it in a sandbox.
+:class:`~course.grading.autograde.sandboxed.SandboxedGrade` step runs it in a sandbox.
 Several workers may run at once (``--lock`` serialises their gradebook work).  The worker loads the
 course's ``nbgrader_config.py`` once and grades the jobs it is given one
 after the other, printing a JSON line when it starts a job
@@ -14,7 +14,7 @@ killed, is recorded as failed, and a new worker takes the remaining jobs.
 
 Usage::
 
-    python -m course.grading.worker --root COURSE --submitted DIR [--timeout SECONDS] \\
+    python -m course.grading.autograde.worker --root COURSE --submitted DIR [--timeout SECONDS] \\
         --job STUDENT/ASSIGNMENT [--job ...]
 """
 
@@ -26,59 +26,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main", "load_course_config", "FileLock"]
+from ..course_dir import FileLock, load_course_config
+
+__all__ = ["main"]
 
 LOG_LIMIT = 20_000
-
-
-def load_course_config(root: str, config_file: str | None = None):
-    """The traitlets Config of the course: ``<root>/nbgrader_config.py`` (or ``config_file``).
-
-    ``CourseDirectory.root`` is set to ``root`` whatever the file says.
-    """
-    from traitlets.config import Config
-    from traitlets.config.loader import PyFileConfigLoader
-
-    path = config_file or os.path.join(root, "nbgrader_config.py")
-    config = Config()
-    if os.path.exists(path):
-        loader = PyFileConfigLoader(os.path.basename(path), path=os.path.dirname(os.path.abspath(path)))
-        config.merge(loader.load_config())
-    config.CourseDirectory.root = os.path.abspath(root)
-    return config
-
-
-class FileLock:
-    """An exclusive ``flock`` on a file, shared by the workers grading in parallel.
-
-    The parent also takes it to read the gradebook.
-    """
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.fd: int | None = None
-
-    def acquire(self) -> None:
-        import fcntl
-
-        if self.fd is None:
-            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
-
-    def release(self) -> None:
-        import fcntl
-
-        if self.fd is not None:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
-            os.close(self.fd)
-            self.fd = None
-
-    def __enter__(self) -> "FileLock":
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()
 
 
 def _emit(payload: dict) -> None:
@@ -88,7 +40,7 @@ def _emit(payload: dict) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Autograde the jobs one by one, printing a JSON line per start and per result."""
-    parser = argparse.ArgumentParser(prog="python -m course.grading.worker",
+    parser = argparse.ArgumentParser(prog="python -m course.grading.autograde.worker",
                                      description="Autograde submissions (used by python -m course.grading).")
     parser.add_argument("--root", required=True, help="the course directory")
     parser.add_argument("--config", default=None, help="nbgrader_config.py (default: ROOT/nbgrader_config.py)")

@@ -48,10 +48,10 @@ from traitlets import Bool, Float, Unicode
 
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 
-from ..errors import CourseError
-from ..sandbox import StudentSession
-from ..sandbox.inside import plain_python
-from ..sandbox.session import SessionError
+from ...errors import CourseError
+from ...sandbox import StudentSession
+from ...sandbox.inside import plain_python
+from ...sandbox.session import SessionError
 
 __all__ = ["SandboxedGrade", "HideHiddenTests", "split_hidden", "course_secret", "salted", "grade_notebook",
            "GRADEBOOK_LOCK"]
@@ -323,7 +323,7 @@ class GraderSetupError(CourseError):
 
 
 def _message(exc: BaseException) -> str:
-    from .failures import GradingFailure
+    from ..failures import GradingFailure
 
     if isinstance(exc, GradingFailure):
         return str(exc)

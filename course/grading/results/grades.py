@@ -1,0 +1,76 @@
+"""The grades: one CSV row per student and assignment, for the learning-management system.
+
+Only sees verdicts: the gradebook and the grading report.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import Any
+
+from ..course_dir import CourseLayout, course_layout, gradebook
+from .report import read_report
+
+__all__ = ["grades"]
+
+
+def _grade_rows(layout: CourseLayout) -> list[dict[str, Any]]:
+    from nbgrader.api import MissingEntry
+
+    report = read_report(layout)
+    rows = []
+    with gradebook(layout) as gb:
+        students = sorted({s.id for s in gb.students} | {e["student"] for e in report.values()})
+        assignments = [a for a in layout.assignments()]
+        for who in students:
+            for name in assignments:
+                entry = report.get(f"{who}/{name}", {})
+                row = {"student": who, "assignment": name, "score": 0.0, "max_score": 0.0,
+                       "autograded_score": 0.0, "needs_manual_grade": False,
+                       "status": entry.get("status", "not submitted"), "reason": entry.get("reason", "")}
+                try:
+                    row["max_score"] = float(gb.find_assignment(name).max_score)
+                    sub = gb.find_submission(name, who)
+                except MissingEntry:
+                    rows.append(row)
+                    continue
+                if entry.get("status", "graded").startswith("graded") or not entry:
+                    row["score"] = float(sub.score)
+                    row["autograded_score"] = float(sum(
+                        (g.auto_score or 0) for nb in sub.notebooks for g in nb.grades))
+                    row["needs_manual_grade"] = bool(sub.needs_manual_grade)
+                    if not entry:
+                        row["status"] = "graded"
+                rows.append(row)
+    return rows
+
+
+def grades(root: str | os.PathLike = ".", output: str | os.PathLike = "grades.csv") -> Path:
+    """Export the grades: one CSV row per student and assignment.
+
+    Columns: ``student, assignment, score, max_score, autograded_score,
+    needs_manual_grade, status, reason``.  A student without a submission for
+    an assignment gets a row with score 0 and status ``not submitted``; a
+    submission that could not be graded keeps its reason.
+
+    Returns
+    -------
+    Path
+        The CSV file.
+    """
+    layout = course_layout(root)
+    rows = _grade_rows(layout)
+    path = Path(output)
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fields = ["student", "assignment", "score", "max_score", "autograded_score", "needs_manual_grade",
+              "status", "reason"]
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: (f"{row[k]:g}" if isinstance(row[k], float) else row[k]) for k in fields})
+    return path

@@ -1,0 +1,109 @@
+"""The grading report: one record per graded submission, and the gradebook's scores for it.
+
+Only sees verdicts: the gradebook's scores and what the autograder recorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..course_dir import CourseLayout, gradebook
+
+__all__ = ["GradeRecord", "read_report", "write_report", "fill_scores", "hand_points_pending",
+           "describe_record", "points_text"]
+
+
+@dataclass
+class GradeRecord:
+    """The outcome of autograding one submission (one entry of the grading report)."""
+
+    student: str
+    assignment: str
+    status: str
+    """``"graded"``, ``"graded (with problems)"`` or ``"failed"``."""
+    score: float = 0.0
+    """Points so far (autograded, plus manual grades already given)."""
+    max_score: float = 0.0
+    """Points available."""
+    needs_manual_grade: bool = False
+    """Written answers still to be graded by hand."""
+    hand_points_pending: float = 0.0
+    """Points of the written answers still to be graded by hand (in ``max_score``, not in ``score``)."""
+    reason: str = ""
+    """Why the submission failed or lost points outright (unreadable notebook, ...)."""
+    changes: list[str] = field(default_factory=list)
+    """What the repair step changed."""
+    review: list[str] = field(default_factory=list)
+    """Audit findings for the instructor."""
+    unreadable: dict[str, str] = field(default_factory=dict)
+    """Notebooks that could not be read (graded as blank), with the reason."""
+    seconds: float = 0.0
+    """Time spent grading it."""
+    graded_at: str = ""
+    """When (ISO 8601)."""
+    submission_sha: str = ""
+    """Fingerprint of the submitted files: hand grades survive re-grading an unchanged submission."""
+
+
+def read_report(layout: CourseLayout) -> dict[str, dict]:
+    try:
+        return json.loads(layout.report.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def write_report(layout: CourseLayout, report: dict[str, dict]) -> None:
+    layout.report.parent.mkdir(parents=True, exist_ok=True)
+    tmp = layout.report.with_suffix(".tmp")
+    tmp.write_text(json.dumps(report, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, layout.report)
+
+
+def fill_scores(layout: CourseLayout, record: GradeRecord, lock: Path | None = None) -> None:
+    from nbgrader.api import MissingEntry
+
+    from ..course_dir import FileLock
+
+    try:
+        with (FileLock(str(lock)) if lock is not None else contextlib.nullcontext()), \
+                gradebook(layout) as gb:
+            assignment = gb.find_assignment(record.assignment)
+            record.max_score = float(assignment.max_score)
+            if record.status == "failed":
+                return
+            sub = gb.find_submission(record.assignment, record.student)
+            record.score = float(sub.score)
+            record.needs_manual_grade = bool(sub.needs_manual_grade)
+            record.hand_points_pending = hand_points_pending(sub)
+    except MissingEntry:
+        pass
+
+
+def hand_points_pending(sub) -> float:
+    """Points of a gradebook submission's answers that wait for a hand grade."""
+    return float(sum(g.max_score or 0 for nb in sub.notebooks for g in nb.grades if g.needs_manual_grade))
+
+
+def points_text(value: float) -> str:
+    return f"{value:g} point{'' if value == 1 else 's'}"
+
+
+def describe_record(record: GradeRecord) -> str:
+    """One console line: score, what is autograded, what waits for a hand grade.
+
+    >>> describe_record(GradeRecord("ada", "a1_minimax", "graded", 9.0, 11.0, True, 2.0))
+    'ada                  a1_minimax          9.0 / 11.0  autograded, 2 points to grade by hand'
+    >>> describe_record(GradeRecord("ada", "a1_minimax", "graded", 10.0, 11.0))
+    'ada                  a1_minimax         10.0 / 11.0  graded'
+    """
+    what = record.status
+    if record.hand_points_pending and record.status != "failed":
+        what = f"autograded, {points_text(record.hand_points_pending)} to grade by hand"
+        if record.status != "graded":
+            what += f" ({record.status})"
+    return (f"{record.student:<20} {record.assignment:<16} {record.score:6.1f} / "
+            f"{record.max_score:<5.1f} {what}")
