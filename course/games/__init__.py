@@ -10,6 +10,9 @@ game                           what it shows
 ``random_tree``,               the BAB paper's random trees (RT) and stochastic RT
 ``stochastic_random_tree``
 ``ChenTree``                   Chen's Go-like random tree model
+:class:`OpenSpielGame`         any perfect-information game of OpenSpiel (connect four, Pig,
+                               backgammon, ...), when OpenSpiel is installed
+                               (:mod:`course.games.openspiel`)
 =============================  ==============================================================
 
 The random-tree generators live in :mod:`course.games.random_trees` and
@@ -21,6 +24,7 @@ from __future__ import annotations
 import importlib
 
 from .cops_robbers import CopsAndRobbers, CopsRobbersState
+from .openspiel import OpenSpielGame
 from .pig import Pig, PigState
 from .tictactoe import TicTacToe, TicTacToeState
 
@@ -28,6 +32,7 @@ __all__ = [
     "TicTacToe", "TicTacToeState",
     "Pig", "PigState",
     "CopsAndRobbers", "CopsRobbersState",
+    "OpenSpielGame",
 ]
 
 

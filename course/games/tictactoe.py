@@ -99,6 +99,46 @@ def _winner(cells: str) -> str | None:
     return None
 
 
+def _line_count(cells: str) -> Fraction:
+    """EVAL of a non-terminal board (see :meth:`TicTacToe.evaluate`)."""
+    total = 0
+    for a, b, c in LINES:
+        line = cells[a] + cells[b] + cells[c]
+        x, o = line.count("X"), line.count("O")
+        if o == 0:
+            total += _LINE_WEIGHTS[x]
+        elif x == 0:
+            total -= _LINE_WEIGHTS[o]
+    return Fraction(total, _EVAL_SCALE)
+
+
+class _Board:
+    """What the game's rules say about one board, worked out once (see :func:`_board`)."""
+
+    __slots__ = ("player", "moves", "terminal", "utility", "evaluation", "children")
+
+    def __init__(self, cells: str) -> None:
+        winner = _winner(cells)
+        self.player = Player.MAX if cells.count("X") == cells.count("O") else Player.MIN
+        self.moves = () if winner is not None else tuple(i for i, ch in enumerate(cells) if ch == _EMPTY)
+        self.terminal = winner is not None or _EMPTY not in cells
+        self.utility = (1 if winner == "X" else -1) if winner is not None else 0 if self.terminal else None
+        self.evaluation = None                  # EVAL, computed when first asked for
+        self.children: dict[int, TicTacToeState] = {}   # move -> the (shared) next state
+
+
+#: Every board the game has been asked about, by its cells.  At most 3**9 entries.
+_BOARDS: dict[str, _Board] = {}
+
+
+def _board(state: "TicTacToeState") -> _Board:
+    """The :class:`_Board` of ``state``, analysed on first use."""
+    board = _BOARDS.get(state.cells)
+    if board is None:
+        board = _BOARDS[state.cells] = _Board(state.cells)
+    return board
+
+
 @dataclass(frozen=True, slots=True)
 class TicTacToeState:
     """A tic-tac-toe position: nine cells, row by row.
@@ -217,6 +257,13 @@ class TicTacToeState:
         return f"TicTacToeState({self.cells!r})"
 
 
+def _unchecked_state(cells: str) -> TicTacToeState:
+    """A state for cells known to be valid (a legal move from a valid board), built unchecked."""
+    state = object.__new__(TicTacToeState)
+    object.__setattr__(state, "cells", cells)
+    return state
+
+
 class TicTacToe(Game[TicTacToeState, int]):
     """Tic-tac-toe: X (MAX) against O (MIN), utilities +1 / 0 / -1 for X.
 
@@ -268,19 +315,21 @@ class TicTacToe(Game[TicTacToeState, int]):
         return f"TicTacToe(start={self.start.cells!r})"
 
     # -- the Game interface ---------------------------------------------------
+    # What the rules say about a board (whose turn, the moves, the end, the utility, EVAL and the
+    # next boards) is worked out the first time a board is seen and kept (see _Board): a search
+    # of the whole tree meets its 5,478 boards 549,946 times.  The next board after a legal move
+    # is the same (immutable) state object every time.
     def initial_state(self) -> TicTacToeState:
         """The empty board, or the ``start`` position given to the constructor."""
         return self.start
 
     def turn(self, state: TicTacToeState) -> Player:
         """MAX when X is to move, MIN when O is."""
-        return Player.MAX if state.to_move == "X" else Player.MIN
+        return (_BOARDS.get(state.cells) or _board(state)).player
 
     def moves(self, state: TicTacToeState) -> Sequence[int]:
         """The empty cells' indices, in increasing order (empty at a terminal state)."""
-        if _winner(state.cells) is not None:
-            return []
-        return [i for i, ch in enumerate(state.cells) if ch == _EMPTY]
+        return list((_BOARDS.get(state.cells) or _board(state)).moves)
 
     def result(self, state: TicTacToeState, move: int) -> TicTacToeState:
         """The board after the player to move marks cell ``move``.
@@ -290,16 +339,24 @@ class TicTacToe(Game[TicTacToeState, int]):
         ParameterError
             If ``move`` is not an empty cell's index, or the game is over.
         """
+        children = (_BOARDS.get(state.cells) or _board(state)).children
+        if type(move) is int:
+            child = children.get(move)
+            if child is not None:
+                return child
         cells = state.cells
         if not isinstance(move, int) or not 0 <= move < 9 or cells[move] != _EMPTY:
             raise ParameterError(f"illegal tic-tac-toe move {move!r}: pick an empty cell 0..8 of\n{state}")
         if _winner(cells) is not None:
             raise ParameterError(f"the game is over ({_winner(cells)} has a line); no move is legal")
-        return TicTacToeState(cells[:move] + state.to_move + cells[move + 1:])
+        child = _unchecked_state(cells[:move] + state.to_move + cells[move + 1:])
+        if type(move) is int:
+            children[move] = child
+        return child
 
     def is_terminal(self, state: TicTacToeState) -> bool:
         """True when a player has a line or the board is full."""
-        return _winner(state.cells) is not None or _EMPTY not in state.cells
+        return (_BOARDS.get(state.cells) or _board(state)).terminal
 
     def utility(self, state: TicTacToeState) -> int:
         """+1 if X has a line, -1 if O has, 0 for a full board without one.
@@ -309,12 +366,10 @@ class TicTacToe(Game[TicTacToeState, int]):
         ParameterError
             If the game is not over in ``state``.
         """
-        winner = _winner(state.cells)
-        if winner is not None:
-            return 1 if winner == "X" else -1
-        if _EMPTY in state.cells:
+        utility = (_BOARDS.get(state.cells) or _board(state)).utility
+        if utility is None:
             raise ParameterError(f"utility of a game in progress: nobody has won yet on\n{state}")
-        return 0
+        return utility
 
     def evaluate(self, state: TicTacToeState) -> Fraction | int:
         """EVAL: the weighted count of open lines, scaled into (-1, 1); UTILITY at the end.
@@ -339,18 +394,12 @@ class TicTacToe(Game[TicTacToeState, int]):
         >>> game.evaluate(TicTacToeState.from_string("X.. / .O. / ..."))  # 2 lines open for X, 3 for O
         Fraction(-1, 24)
         """
-        if self.is_terminal(state):
-            return self.utility(state)
-        cells = state.cells
-        total = 0
-        for a, b, c in LINES:
-            line = cells[a] + cells[b] + cells[c]
-            x, o = line.count("X"), line.count("O")
-            if o == 0:
-                total += _LINE_WEIGHTS[x]
-            elif x == 0:
-                total -= _LINE_WEIGHTS[o]
-        return Fraction(total, _EVAL_SCALE)
+        board = _BOARDS.get(state.cells) or _board(state)
+        if board.terminal:
+            return board.utility
+        if board.evaluation is None:
+            board.evaluation = _line_count(state.cells)
+        return board.evaluation
 
     def describe_move(self, state: TicTacToeState, move: int) -> str:
         """``"X centre"``, ``"O top-left"``, ...: the mark and the cell's name."""

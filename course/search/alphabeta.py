@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..game import Game, Path, Player
-from ._context import SearchContext, check_epsilon, first_best
+from ._context import EXPAND, SearchContext, check_epsilon, first_best
 from .result import SearchResult
 
 __all__ = ["alphabeta", "naive_epsilon"]
@@ -81,7 +81,7 @@ def alphabeta(
     Moore 1975); with the worst ordering, all ``b**d``.
     """
     ctx = SearchContext(game, order=order, seed=seed, depth=depth, evaluate=evaluate,
-                        cutoff=cutoff, trace=trace)
+                        cutoff=cutoff, trace=trace, allow_chance=False)
     return _search("alphabeta", ctx, state, epsilon=None)
 
 
@@ -133,56 +133,65 @@ def naive_epsilon(
     """
     epsilon = check_epsilon(epsilon)
     ctx = SearchContext(game, order=order, seed=seed, depth=depth, evaluate=evaluate,
-                        cutoff=cutoff, trace=trace)
+                        cutoff=cutoff, trace=trace, allow_chance=False)
     return _search("naive-epsilon", ctx, state, epsilon=epsilon)
 
 
 def _search(name: str, ctx: SearchContext, state: Any, *, epsilon: float | None) -> SearchResult:
     game = ctx.game
     naive = epsilon is not None
+    leaf, expand, result = ctx.leaf, ctx.expand, game.result
+    events, emit, root_children = ctx.events, ctx.emit, ctx.root_children
 
     def value(state: Any, path: Path, depth: int, alpha: float, beta: float) -> float:
-        if ctx.is_leaf(state, depth):
-            return ctx.evaluate_leaf(state, path)
-        player, children = ctx.begin(state, path, allow_chance=False)
+        v = leaf(state, path, depth)
+        if v is not EXPAND:
+            return v
+        player, moves, _, order = expand(state, path)
         is_max = player is Player.MAX
-        if ctx.events is not None:
-            ctx.emit("enter", path, player=player.value, alpha=alpha, beta=beta)
+        if events is not None:
+            emit("enter", path, player=player.value, alpha=alpha, beta=beta)
         v = -INF if is_max else INF
-        last = len(children) - 1
-        for k, (index, move, _) in enumerate(children):
-            child_value = value(game.result(state, move), path + (index,), depth + 1, alpha, beta)
+        last = len(order) - 1
+        for k, index in enumerate(order):
+            child_value = value(result(state, moves[index]), path + (index,), depth + 1, alpha, beta)
             if not path:
-                ctx.root_children.append((index, child_value, child_value))
-            v = max(v, child_value) if is_max else min(v, child_value)
+                root_children.append((index, child_value, child_value))
+            # v = max(v, child) at MAX, min(v, child) at MIN (written out: the same comparisons)
+            if child_value > v if is_max else child_value < v:
+                v = child_value
             if naive:
                 if is_max:
-                    alpha = max(alpha, v)
-                else:
-                    beta = min(beta, v)
+                    if v > alpha:
+                        alpha = v
+                elif v < beta:
+                    beta = v
                 cut = k < last and beta <= alpha + epsilon
-                reason = f"beta={beta} <= alpha={alpha} + epsilon={epsilon}"
             else:
                 # Russell & Norvig: test against the window first, then tighten it.
                 cut = v >= beta if is_max else v <= alpha
-                reason = f"v={v} >= beta={beta}" if is_max else f"v={v} <= alpha={alpha}"
                 if not cut:
                     if is_max:
-                        alpha = max(alpha, v)
-                    else:
-                        beta = min(beta, v)
-            if ctx.events is not None:
-                ctx.emit("update", path, child=index, alpha=alpha, beta=beta, lower=v, upper=v)
+                        if v > alpha:
+                            alpha = v
+                    elif v < beta:
+                        beta = v
+            if events is not None:
+                emit("update", path, child=index, alpha=alpha, beta=beta, lower=v, upper=v)
             if cut:
-                if ctx.events is not None and k < last:
-                    ctx.emit("cutoff", path, alpha=alpha, beta=beta, lower=v, upper=v,
-                             pruned=tuple(c[0] for c in children[k + 1:]), reason=reason)
+                if events is not None and k < last:
+                    if naive:
+                        reason = f"beta={beta} <= alpha={alpha} + epsilon={epsilon}"
+                    else:
+                        reason = f"v={v} >= beta={beta}" if is_max else f"v={v} <= alpha={alpha}"
+                    emit("cutoff", path, alpha=alpha, beta=beta, lower=v, upper=v,
+                         pruned=tuple(order[k + 1:]), reason=reason)
                 break
-        if ctx.events is not None:
-            ctx.emit("exit", path, alpha=alpha, beta=beta, lower=v, upper=v)
+        if events is not None:
+            emit("exit", path, alpha=alpha, beta=beta, lower=v, upper=v)
         return v
 
     root = game.initial_state() if state is None else state
     v = value(root, (), 0, -INF, INF)
-    move = first_best(ctx.root_children, game.turn(root), by="lower") if ctx.root_children else None
+    move = first_best(root_children, game.turn(root), by="lower") if root_children else None
     return ctx.result(name, v, v, move, epsilon=epsilon)

@@ -51,7 +51,7 @@ from typing import Any
 from ..errors import BoundsError, ParameterError
 from ..game import Game, Path, Player
 from ..trees import TreeGame
-from ._context import SearchContext, check_epsilon, first_best
+from ._context import EXPAND, SearchContext, check_epsilon, first_best
 from .chance import ChanceBounds
 from .result import SearchResult
 
@@ -173,57 +173,67 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, **options) -> SearchR
                     path=leaf.path,
                 )
     ctx = SearchContext(game, trace=trace, check_bounds=(vmin, vmax), **options)
-    events = ctx.events
+    leaf, expand, result = ctx.leaf, ctx.expand, game.result
+    events, emit, root_children = ctx.events, ctx.emit, ctx.root_children
 
     def search(state: Any, path: Path, depth: int, alpha: float, beta: float) -> tuple[float, float]:
-        if ctx.is_leaf(state, depth):                      # lines 1-2
-            value = ctx.evaluate_leaf(state, path)
+        value = leaf(state, path, depth)                   # lines 1-2
+        if value is not EXPAND:
             return value, value
-        player, children = ctx.begin(state, path)
+        player, moves, probabilities, order = expand(state, path)
+        is_max, is_min = player is Player.MAX, player is Player.MIN
         L, U = vmin, vmax                                  # line 3
         best_U, best_L = vmin, vmax                        # lines 4-5
-        if player is Player.CHANCE:                        # C3, see course.search.chance
-            chance = ChanceBounds([c[2] for c in children], vmin, vmax)
+        if probabilities is not None:                      # C3, see course.search.chance
+            chance = ChanceBounds([probabilities[i] for i in order], vmin, vmax)
         # lines 6-10: the window (alpha, beta) was computed by the caller, see below
         if events is not None:
-            ctx.emit("enter", path, player=player.value, alpha=alpha, beta=beta, lower=L, upper=U)
-        last = len(children) - 1
-        for k, (index, move, p) in enumerate(children):    # line 11
-            if player is Player.CHANCE:                    # the child's window, lines 9-10 (C6)
+            emit("enter", path, player=player.value, alpha=alpha, beta=beta, lower=L, upper=U)
+        last = len(order) - 1
+        # max(a, b) and min(a, b) are written out below as the same comparisons (max keeps a
+        # unless b > a), which keeps every number, and its type, exactly as the pseudocode's.
+        for k, index in enumerate(order):                  # line 11
+            if probabilities is not None:                  # the child's window, lines 9-10 (C6)
                 q = chance.weight(k)
                 child_alpha = max(vmin, (alpha - U) / q + vmax)
                 child_beta = min(vmax, (beta - L) / q + vmin)
             else:                                          # lines 7-8 (C5)
                 child_alpha, child_beta = alpha, beta
-            Lc, Uc = search(game.result(state, move), path + (index,), depth + 1,
+            Lc, Uc = search(result(state, moves[index]), path + (index,), depth + 1,
                             child_alpha, child_beta)       # line 12
             if not path:
-                ctx.root_children.append((index, Lc, Uc))
-            if player is Player.MAX:                       # lines 13-15
-                best_U = max(best_U, Uc)
-                L = max(L, Lc)
-            elif player is Player.MIN:                     # lines 16-18
-                best_L = min(best_L, Lc)
-                U = min(U, Uc)
+                root_children.append((index, Lc, Uc))
+            if is_max:                                     # lines 13-15
+                if Uc > best_U:
+                    best_U = Uc                            # best_U = max(best_U, U(c))
+                if Lc > L:
+                    L = Lc                                 # L = max(L, L(c))
+            elif is_min:                                   # lines 16-18
+                if Lc < best_L:
+                    best_L = Lc                            # best_L = min(best_L, L(c))
+                if Uc < U:
+                    U = Uc                                 # U = min(U, U(c))
             else:                                          # lines 19-21 (C3)
                 L, U = chance.add(Lc, Uc)
-            alpha = max(L, alpha)                          # line 22
-            beta = min(U, beta)                            # line 23
+            if not alpha > L:
+                alpha = L                                  # line 22: alpha = max(L, alpha)
+            if not beta < U:
+                beta = U                                   # line 23: beta = min(U, beta)
             if events is not None:
-                ctx.emit("update", path, child=index, alpha=alpha, beta=beta, lower=L, upper=U)
+                emit("update", path, child=index, alpha=alpha, beta=beta, lower=L, upper=U)
             if beta <= alpha + epsilon and k < last:       # line 24 (<=, see module notes)
                 if events is not None:
-                    ctx.emit("cutoff", path, alpha=alpha, beta=beta, lower=L, upper=U,
-                             pruned=tuple(c[0] for c in children[k + 1:]),
-                             reason=f"beta={beta} <= alpha={alpha} + epsilon={epsilon}")
-                    ctx.emit("exit", path, alpha=alpha, beta=beta, lower=L, upper=U)
+                    emit("cutoff", path, alpha=alpha, beta=beta, lower=L, upper=U,
+                         pruned=tuple(order[k + 1:]),
+                         reason=f"beta={beta} <= alpha={alpha} + epsilon={epsilon}")
+                    emit("exit", path, alpha=alpha, beta=beta, lower=L, upper=U)
                 return L, U
-        if player is Player.MAX:                           # line 25
+        if is_max:                                         # line 25
             U = best_U
-        elif player is Player.MIN:                         # line 26
+        elif is_min:                                       # line 26
             L = best_L
         if events is not None:
-            ctx.emit("exit", path, alpha=alpha, beta=beta, lower=L, upper=U)
+            emit("exit", path, alpha=alpha, beta=beta, lower=L, upper=U)
         return L, U                                        # line 27
 
     root = game.initial_state() if state is None else state

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..game import Game, Path, Player
-from ._context import SearchContext, first_best
-from .chance import ChanceBounds
+from ._context import EXPAND, SearchContext, first_best
+from .chance import ChanceBounds, chance_value
 from .result import SearchResult
 
 __all__ = ["minimax", "expectimax"]
@@ -115,34 +115,47 @@ def expectimax(
 
 
 def _run(name, game, state, *, allow_chance, trace, **options) -> SearchResult:
-    ctx = SearchContext(game, trace=trace, **options)
-    root = game.initial_state() if state is None else state
+    ctx = SearchContext(game, trace=trace, allow_chance=allow_chance, **options)
+    leaf, expand, result = ctx.leaf, ctx.expand, game.result
+    events, emit, root_children = ctx.events, ctx.emit, ctx.root_children
 
     def value(state: Any, path: Path, depth: int) -> float:
-        if ctx.is_leaf(state, depth):
-            return ctx.evaluate_leaf(state, path)
-        player, children = ctx.begin(state, path, allow_chance=allow_chance)
-        if ctx.events is not None:
-            ctx.emit("enter", path, player=player.value)
+        v = leaf(state, path, depth)
+        if v is not EXPAND:
+            return v
+        player, moves, probabilities, order = expand(state, path)
+        if events is not None:
+            emit("enter", path, player=player.value)
+        is_max = player is Player.MAX
+        if probabilities is not None:
+            probabilities = [probabilities[i] for i in order]
+            # A trace shows the value after each child (ChanceBounds); without one, only the
+            # final value is needed, which chance_value computes with the same arithmetic.
+            chance = ChanceBounds(probabilities, 0, 0) if events is not None else None
+            values = []
         v = None
-        if player is Player.CHANCE:
-            chance = ChanceBounds([c[2] for c in children], 0, 0)
-        for index, move, p in children:
-            child_value = value(game.result(state, move), path + (index,), depth + 1)
+        for index in order:
+            child_value = value(result(state, moves[index]), path + (index,), depth + 1)
             if not path:
-                ctx.root_children.append((index, child_value, child_value))
-            if player is Player.CHANCE:
+                root_children.append((index, child_value, child_value))
+            if probabilities is not None:
+                if events is None:
+                    values.append(child_value)
+                    continue
                 v = chance.add(child_value, child_value)[0]
-            elif v is None or (child_value > v if player is Player.MAX else child_value < v):
+            elif v is None or (child_value > v if is_max else child_value < v):
                 v = child_value
-            if ctx.events is not None:
-                ctx.emit("update", path, child=index, lower=v, upper=v)
-        if ctx.events is not None:
-            ctx.emit("exit", path, lower=v, upper=v)
+            if events is not None:
+                emit("update", path, child=index, lower=v, upper=v)
+        if events is not None:
+            emit("exit", path, lower=v, upper=v)
+        elif probabilities is not None:
+            v = chance_value(probabilities, values)
         return v
 
+    root = game.initial_state() if state is None else state
     v = value(root, (), 0)
     move = None
-    if ctx.root_children:
-        move = first_best(ctx.root_children, game.turn(root), by="lower")
+    if root_children:
+        move = first_best(root_children, game.turn(root), by="lower")
     return ctx.result(name, v, v, move)

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import ParameterError
 from ..game import Game, Path, Player
-from ._context import SearchContext, first_best
+from ._context import EXPAND, SearchContext, first_best
 from .result import SearchResult
 
 __all__ = ["selective"]
@@ -81,12 +81,14 @@ def selective(
         raise ParameterError(f"depth must be an integer >= 1, got {depth!r}")
     if not isinstance(skip, int) or skip < 0:
         raise ParameterError(f"skip must be an integer >= 0, got {skip!r}")
-    ctx = SearchContext(game, depth=depth, evaluate=evaluate, trace=trace)
+    ctx = SearchContext(game, depth=depth, evaluate=evaluate, trace=trace, allow_chance=False)
+    leaf = ctx.leaf
 
     def value(state: Any, path: Path, level: int) -> float:
-        if ctx.is_leaf(state, level):
-            return ctx.evaluate_leaf(state, path)
-        player, children = ctx.begin(state, path, allow_chance=False)
+        v = leaf(state, path, level)
+        if v is not EXPAND:
+            return v
+        player, children = ctx.begin(state, path)
         keep = max(1, len(children) - skip)
         if keep < len(children):
             estimates = [ctx.static_value(game.result(state, move)) for _, move, _ in children]
