@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import random
 import re
+from fractions import Fraction
 from typing import Any
 
 from ..errors import ParameterError
@@ -185,10 +186,37 @@ def _path(node: Any) -> Any:
 
 
 def _as_tree(tree: Any) -> TreeGame:
+    """A tree in the JSON format of :mod:`course.trees`; probabilities may also be written as
+    strings like ``"1/3"`` (exact, as grading feedback writes them)."""
     if isinstance(tree, Game):
         raise ParameterError("drills need an explicit tree (course.parse_tree), not a game: "
                              "expand a small game with course.game_to_tree first")
-    return parse_tree(tree)
+    return parse_tree(_fractions(tree))
+
+
+def _fractions(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        out = {}
+        for key, value in obj.items():
+            if key == "chance" and isinstance(value, list):
+                out[key] = [[_probability(item[0]), _fractions(item[1])]
+                            if isinstance(item, (list, tuple)) and len(item) == 2 else item
+                            for item in value]
+            else:
+                out[key] = _fractions(value)
+        return out
+    if isinstance(obj, list):
+        return [_fractions(x) for x in obj]
+    return obj
+
+
+def _probability(p: Any) -> Any:
+    if isinstance(p, str):
+        try:
+            return Fraction(p.strip())
+        except ValueError:
+            raise ParameterError(f"probability {p!r} is not a number like 1/3") from None
+    return p
 
 
 def _seeded(cls: type[Drill], kind: str, level: int, seed: int, *, order: str | None,
