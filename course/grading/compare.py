@@ -58,6 +58,7 @@ from .failures import (
     WrongMove,
     WrongReturnType,
     WrongValue,
+    raised,
 )
 from .instrument import EXPAND, LEAF, instrument, is_reference_code, replay_path
 
@@ -445,6 +446,8 @@ class Comparison:
     (:class:`~course.grading.diagnose.Diagnosis`), or None."""
     practice: str = ""
     """A one-line ``drill(...)`` call that practises the broken rule on this case's tree."""
+    cut_related: bool = False
+    """True when the first difference in the visits is a cut-off (one taken or missed)."""
 
     @property
     def ok(self) -> bool:
@@ -707,11 +710,9 @@ def compare(task: Task, fn: Callable, case: Case, *,
             hint = (" Your recursion does not stop: return game.utility(state) when "
                     "game.is_terminal(state) (and evaluate at the depth limit).")
         last = f"The last thing it did: {_describe_event(*run.events[-1])}." if run.events else ""
-        said = str(exc).strip().split("\n", 1)[0]
-        said = said if len(said) <= 60 else said[:57] + "..."
         details = " ".join(part for part in (last, hint.strip()) if part)
         comp.problems.append((SearchCrashed, (
-            f"your function raised {type(exc).__name__}" + (f": {said}" if said else "") + "."
+            f"your function raised {raised(exc)}."
             + (f"\n{details}" if details else "") + f"\n{run.error_trace}")))
         return comp
     if run.reference_calls:
@@ -773,6 +774,8 @@ def _practice(comp: Comparison) -> str:
         focus = comp.diagnosis.node if comp.diagnosis.node is not None else focus
     elif task.takes_depth or task.order != "given" or task.reference == "naive_epsilon":
         kind = None
+    elif comp.failure_class in (WrongLeaves, WrongExpansions) and not comp.cut_related:
+        kind = None          # an order, a depth or a repeat: no drill practises those
     elif task.reference in ("minimax", "expectimax"):
         kind = "minimax"
     elif task.reference == "alphabeta":
@@ -1030,6 +1033,7 @@ def _compare_events(comp: Comparison, ref: SearchResult) -> None:
         if why.hint:
             lines.append(why.hint)
         comp.focus = why.node
+        comp.cut_related = why.about_cut
     if comp.task.rule and (why is None or why.about_cut):
         # the pruning rule, only where a cut-off is what differs (not an order, a depth or a repeat)
         lines.append(f"Rule: {comp.task.rule}.")
@@ -1119,6 +1123,14 @@ def _explain_difference(comp: Comparison, index: "_RefIndex", mine: list, theirs
                     f"(estimate {fmt(mi)}) before child {j} (estimate {fmt(mj)}): the reference "
                     f"searches the {order} estimate first.", node=parent)
             if i > j:
+                listed = _listed_outcomes(case, parent)
+                if listed is not None:
+                    return _Explained(
+                        f"At node {format_path(parent)}, a chance node, you searched child {i} "
+                        f"before child {j}: its chance_outcomes are listed {listed}, and child "
+                        f"{j} is the outcome {listed[j]!r}. Take the outcomes in the order "
+                        "chance_outcomes gives (do not sort them), and pass each outcome itself "
+                        "to game.result (not its position in the list).", node=parent)
                 return _Explained(
                     f"At node {format_path(parent)} you searched child {i} before child {j}: "
                     "search the children in the order game.moves(state) (or "
@@ -1156,6 +1168,17 @@ def _explain_difference(comp: Comparison, index: "_RefIndex", mine: list, theirs
             "look for a cut-off or a return that comes too early.", about_cut=True,
             node=path[:-1] if path else None)
     return None
+
+
+def _listed_outcomes(case: Case, path: tuple) -> list | None:
+    """The outcomes a chance node lists, in order (None if it is not a chance node)."""
+    state = _node_state(case, path)
+    try:
+        if state is None or case.game.is_terminal(state) or case.game.turn(state) is not Player.CHANCE:
+            return None
+        return [m for m, _ in case.game.chance_outcomes(state)]
+    except Exception:  # noqa: BLE001 - only used to explain
+        return None
 
 
 def _below(path: tuple, node: tuple) -> bool:

@@ -612,6 +612,10 @@ def _where(mistake: Mistake, sim: Simulation, base: Simulation, case: Case,
             extra = _returns_words(mistake, path, sim, base, case)
             return (f"Where it first shows: node {_name(path)} returns {_bounds(mine)} in your "
                     f"search, {_bounds(theirs)} in the reference.{extra}", path)
+        if sim.lower is not None and base.lower is not None:      # only the final answer differs
+            return (f"Where it shows: the search itself is the reference's; the root's bounds "
+                    f"[{_fmt(base.lower)}, {_fmt(base.upper)}] come out as your "
+                    f"[{_fmt(sim.lower)}, {_fmt(sim.upper)}].", ())
     if mistake.shows == "move":
         return (f"Where it shows: your search chose the move {sim.move!r}, the reference "
                 f"{base.move!r}.", ())
