@@ -146,11 +146,10 @@ class MachineMove:
         events = tuple(e for e in r.trace.events if len(e.path) <= depth)
         shallow = SearchResult(r.algorithm, r.lower, r.upper, r.move, r.expanded, r.evaluated,
                                r.leaves, r.children, r.epsilon, Trace(events))
-        who = "its" if r.algorithm == "your search" else r.algorithm
-        title = (f"{who} search from this position: {self.nodes:,} nodes in "
-                 f"{self.seconds:.3f} s, value {show_value(self.value)}; first {depth} levels")
-        return draw_tree(game, shallow, state=self.state, max_depth=depth, max_nodes=max_nodes,
-                         title=title)
+        levels = "first level" if depth == 1 else f"first {depth} levels"
+        title = f"the machine's search, its {levels}"
+        return draw_tree(_Unvalued(game, _edge_counts(game, self.state, r, depth)), shallow,
+                         state=self.state, max_depth=depth, max_nodes=max_nodes, title=title)
 
 
 class SearchPlayer:
@@ -344,6 +343,73 @@ def _same_move(a: Any, b: Any) -> bool:
         return False
 
 
+def _edge_counts(game: Game, state: Any, result: SearchResult, depth: int) -> dict:
+    """``(parent state, move) -> nodes the search visited below that edge``, for the drawn levels."""
+    below: dict = {}
+    for event in result.trace.events:
+        if event.kind in ("enter", "leaf"):
+            for k in range(1, min(len(event.path), depth) + 1):
+                below[event.path[:k]] = below.get(event.path[:k], 0) + 1
+    counts: dict = {}
+    for path, n in below.items():
+        try:
+            s = state
+            for i in path[:-1]:
+                s = game.result(s, _listed(game, s)[i])
+            counts[(s, _listed(game, s)[path[-1]])] = n
+        except Exception:  # noqa: BLE001 - a label is only decoration
+            continue
+    return counts
+
+
+def _listed(game: Game, state: Any) -> list:
+    if game.turn(state) is Player.CHANCE:
+        return [m for m, _ in game.chance_outcomes(state)]
+    return list(game.moves(state))
+
+
+class _Unvalued(Game):
+    """A game drawn without estimates: a node cut off the drawing shows "…", not its EVAL
+    (which no search computed there); each edge says how many nodes the search visited below it."""
+
+    def __init__(self, game: Game, counts: dict | None = None) -> None:
+        self.game = game
+        self.counts = counts or {}
+        self.vmin, self.vmax = game.vmin, game.vmax
+
+    def initial_state(self):
+        return self.game.initial_state()
+
+    def turn(self, state):
+        return self.game.turn(state)
+
+    def moves(self, state):
+        return self.game.moves(state)
+
+    def chance_outcomes(self, state):
+        return self.game.chance_outcomes(state)
+
+    def result(self, state, move):
+        return self.game.result(state, move)
+
+    def is_terminal(self, state):
+        return self.game.is_terminal(state)
+
+    def utility(self, state):
+        return self.game.utility(state)
+
+    def evaluate(self, state):
+        return self.game.utility(state) if self.game.is_terminal(state) else float("nan")
+
+    def describe_move(self, state, move):
+        label = self.game.describe_move(state, move)
+        try:
+            n = self.counts.get((state, move))
+        except TypeError:             # unhashable states: no counts
+            n = None
+        return f"{label}\n{n:,} nodes" if n else label
+
+
 def record_result(game: Game, state: Any, events: tuple, made: MachineMove) -> SearchResult:
     """A student's recorded search as a traced :class:`SearchResult`, to draw like any search.
 
@@ -369,7 +435,10 @@ def record_result(game: Game, state: Any, events: tuple, made: MachineMove) -> S
             value = game.utility(s) if game.is_terminal(s) else game.evaluate(s)
             trace.append(TraceEvent("leaf", path, player="leaf", lower=value, upper=value))
     for path in reversed(order):
-        trace.append(TraceEvent("exit", path))
+        if path:
+            trace.append(TraceEvent("exit", path))      # what it returned there is not recorded
+        else:
+            trace.append(TraceEvent("exit", path, lower=made.lower, upper=made.upper))
     moves = list(game.moves(state))
     index = next((i for i, m in enumerate(moves) if _same_move(m, made.move)), None)
     leaves = tuple(p for k, p in events if k == "leaf")

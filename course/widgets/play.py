@@ -54,13 +54,15 @@ class PlayWidget(widgets.VBox):
     picture : TreeView
         The machine's last search (its first :attr:`depth` levels).
     depth : int
-        Levels of the machine's search drawn.
+        Levels of the machine's search drawn: at most this many (default 2 for tic-tac-toe, 3
+        otherwise), fewer when the deepest level would have more than :data:`DRAWN_NODES` nodes.
     error : str
         The last problem (an illegal move sent, a search that could not run), or "".
     """
 
     def __init__(self, match: Match, *, depth: int | None = None) -> None:
         self.match = match
+        self._auto_depth = depth is None
         self.depth = depth if depth is not None else (2 if _is_tictactoe(match.game) else 3)
         self.board = PlayBoard()
         self.board.on_msg(self._on_message)
@@ -114,8 +116,11 @@ class PlayWidget(widgets.VBox):
             self._draw(made)
 
     def _draw(self, made: Any) -> None:
+        depth = self.depth
+        if self._auto_depth:
+            depth = _readable_depth(self.match.game, made.state, depth)
         try:
-            self.picture.show(made.picture(self.match.game, depth=self.depth))
+            self.picture.show(made.picture(self.match.game, depth=depth))
         except CourseError:
             self.picture.show(None)
 
@@ -180,6 +185,26 @@ class PlayWidget(widgets.VBox):
         elif content.get("type") == "new":
             human = content.get("human")
             self.new_game(human if human in ("X", "O", "MAX", "MIN") else None)
+
+
+#: A drawn level of the machine's search holds at most about this many nodes (else one level less).
+DRAWN_NODES = 40
+
+
+def _readable_depth(game: Any, state: Any, most: int) -> int:
+    """The deepest level, up to ``most``, whose node count stays under :data:`DRAWN_NODES`."""
+    level, depth = [state], 0
+    while depth < most:
+        following = []
+        for s in level:
+            if not game.is_terminal(s):
+                following.extend(game.result(s, m) for m in game.moves(s))
+            if len(following) > DRAWN_NODES:
+                return max(depth, 1)
+        if not following:
+            break
+        level, depth = following, depth + 1
+    return max(depth, 1)
 
 
 def _is_tictactoe(game: Any) -> bool:
