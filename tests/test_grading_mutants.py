@@ -159,6 +159,28 @@ MUTANTS = [
     M("expectimax: a float sum (0.0)", "a3_chance/chance.ipynb", "a3-expectimax",
       [("        total = 0\n", "        total = 0.0\n")],
       {"a3-test-expectimax", "a3-test-expectimax-pig"}),
+    # game.moves at chance nodes lists the outcomes of chance_outcomes, in the same order: using it
+    # is harmless (test_harmless_variants_pass below); sorting the outcomes, or passing an
+    # outcome's position for the outcome, is not -- and went unnoticed while every test game
+    # listed its outcomes in sorted order (0, 1, ... or die faces 1..6).
+    M("expectimax: chance outcomes sorted (game.moves + a probability look-up)", "a3_chance/chance.ipynb",
+      "a3-expectimax",
+      [("        for outcome, probability in game.chance_outcomes(state):\n",
+        "        probabilities = dict(game.chance_outcomes(state))\n"
+        "        for outcome in sorted(game.moves(state)):\n"
+        "            probability = probabilities[outcome]\n")],
+      {"a3-test-expectimax"}),
+    M("expectimax: an outcome's position passed for the outcome", "a3_chance/chance.ipynb",
+      "a3-expectimax",
+      [("        for outcome, probability in game.chance_outcomes(state):\n"
+        "            total += probability * expectimax_value(game, game.result(state, outcome))",
+        "        for i, (outcome, probability) in enumerate(game.chance_outcomes(state)):\n"
+        "            total += probability * expectimax_value(game, game.result(state, i))")],
+      {"a3-test-expectimax", "a3-test-expectimax-pig"}),
+    M("Star1: chance outcomes sorted", "a3_chance/chance.ipynb", "a3-star1",
+      [("            children = list(game.chance_outcomes(s))\n",
+        "            children = sorted(game.chance_outcomes(s), key=lambda outcome: outcome[0])\n")],
+      {"a3-test-star1-chance"}),
     M("Star1: float probabilities", "a3_chance/chance.ipynb", "a3-star1",
       [("        for k, (move, p) in enumerate(children):\n",
         "        for k, (move, p) in enumerate(children):\n            p = float(p) if p is not None else None\n")],
@@ -369,7 +391,8 @@ def test_ordered_search_move_rule_is_the_order_searched() -> None:
 def test_star1_cut_reasons_have_no_epsilon() -> None:
     text = _flat(_failure("Star1: no pruning below chance nodes", "a3-test-star1-textbook"))
     assert "because beta = 22/3 <= alpha = 8" in text, text
-    assert "epsilon" not in text
+    reasons = text.split("Practise the rule")[0]      # the drill it points to is BAB with epsilon=0
+    assert "epsilon" not in reasons
 
 
 def test_bab_cut_reasons_add_epsilon_to_alpha() -> None:

@@ -94,6 +94,8 @@ class _Rec:
     lower: float | None = None
     upper: float | None = None
     leaf_index: int | None = None
+    leaf_indices: list[int] = field(default_factory=list)   # every evaluation (a search may repeat)
+    entered: int = 0                                         # how many times it was expanded
     active: bool = False
     cut: tuple[int, ...] = ()
     reason: str = ""
@@ -125,12 +127,14 @@ def _replay(events: Sequence[TraceEvent], algorithm: str, *, show_window: bool,
         kind = event.kind
         if kind == "enter":
             rec.player, rec.active = event.player, True
+            rec.entered += 1
             rec.alpha0 = rec.alpha = event.alpha
             rec.beta0 = rec.beta = event.beta
             rec.lower, rec.upper = event.lower, event.upper
         elif kind == "leaf":
             rec.player, rec.lower, rec.upper = "leaf", event.lower, event.upper
             rec.leaf_index = leaf_count
+            rec.leaf_indices.append(leaf_count)
             leaf_count += 1
         else:
             if event.alpha is not None or event.beta is not None:
@@ -152,11 +156,24 @@ def _measure(widths: dict[Path, dict[str, float]], path: Path, rec: _Rec, algori
              show_window: bool) -> None:
     """Widen ``path``'s record to hold its label as it is now (its widest state wins)."""
     if rec.player in (None, "leaf"):
-        texts = {"value": fmt_number(rec.lower), "note": f"#{(rec.leaf_index or 0) + 1}"}
+        texts = {"value": fmt_number(rec.lower), "note": _visits_text(rec) or "#1"}
     else:
         texts = {"value": _value_text(rec, algorithm),
-                 "note": _window_text(rec) if show_window else ""}
+                 "note": _note_text(rec, show_window)}
     _widen(widths, path, texts)
+
+
+def _visits_text(rec: _Rec) -> str:
+    """``#3`` for the 3rd leaf evaluated; ``#3,#9`` when the search evaluated it twice."""
+    return ",".join(f"#{i + 1}" for i in rec.leaf_indices)
+
+
+def _note_text(rec: _Rec, show_window: bool) -> str:
+    """An inner node's small line: its window, and ``expanded 2×`` if the search came back."""
+    parts = [_window_text(rec)] if show_window else []
+    if rec.entered > 1:
+        parts.append(f"expanded {rec.entered}×")
+    return " ".join(p for p in parts if p)
 
 
 def _value_text(rec: _Rec, algorithm: str) -> str:
@@ -853,15 +870,20 @@ class _Builder:
             unknown = value is None or (isinstance(value, float) and math.isnan(value))
             main = "…" if unknown else fmt_number(value)
             evaluated = rec is not None and rec.leaf_index is not None
-            note = f"#{rec.leaf_index + 1}" if evaluated else ""
+            note = _visits_text(rec) if evaluated else ""
             details = f"value {main}"
-            if evaluated:
+            if evaluated and len(rec.leaf_indices) > 1:
+                times = ", ".join(_ordinal(i + 1) for i in rec.leaf_indices)
+                details += (f", evaluated {len(rec.leaf_indices)} times: the {times} leaf "
+                            "evaluations")
+            elif evaluated:
                 details += f", the {_ordinal(rec.leaf_index + 1)} leaf evaluated"
             return {"value": main, "note": note}, details
         if rec is None or rec.player is None:
             return {}, ""
         main = _value_text(rec, self.algorithm)
         window = _window_text(rec)
+        note = _note_text(rec, self.show_window)
         details = []
         if main:
             details.append(("so far " if rec.active else "") + main)
@@ -869,7 +891,9 @@ class _Builder:
             details.append(("window " if rec.active else "searched with ") + window)
         if rec.cut:
             details.append(f"cut-off ({rec.reason})")
-        return {"value": main, "note": window if self.show_window else ""}, "; ".join(details)
+        if rec.entered > 1:
+            details.append(f"expanded {rec.entered} times")
+        return {"value": main, "note": note}, "; ".join(details)
 
     def add_node(self, node: TreeNode, path: Path) -> None:
         nid = _node_id(path)

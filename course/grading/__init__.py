@@ -57,6 +57,7 @@ from .cases import (
     tictactoe_cases,
     with_depth_limit,
     with_evaluation,
+    with_reversed_outcomes,
 )
 from .checks import (
     check,
@@ -94,6 +95,7 @@ from .instrument import GameUsageError, Recording, instrument
 __all__ = [
     "Case", "EvaluatedGame", "exercise_cases", "exercise_tree", "pig_cases", "playout_estimate",
     "textbook_cases", "tictactoe_cases", "with_depth_limit", "with_evaluation",
+    "with_reversed_outcomes",
     "check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula", "check_naive_drift",
     "check", "explain", "check_minimax_value", "check_minimax_decision",
     "check_depth_limited", "check_alphabeta", "check_expectimax", "check_star1", "check_naive_epsilon", "check_bab",

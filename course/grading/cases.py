@@ -49,6 +49,8 @@ __all__ = [
     "with_depth_limit",
     "with_evaluation",
     "moves_by_bounds_differ",
+    "ReversedOutcomes",
+    "with_reversed_outcomes",
 ]
 
 #: Chance distributions used by :func:`exercise_tree`, by number of outcomes.
@@ -662,3 +664,79 @@ def root_player(case: Case) -> Player | None:
     game = case.game
     state = game.initial_state() if case.state is None else case.state
     return None if game.is_terminal(state) else game.turn(state)
+
+
+# ---------------------------------------------------------------------------
+# outcomes listed out of their natural order
+# ---------------------------------------------------------------------------
+class ReversedOutcomes(Game):
+    """A game whose chance nodes list their outcomes last-first (every other method is the
+    wrapped game's).
+
+    Every other case lists chance outcomes in their natural order (tree indices 0, 1, ...;
+    die faces 1 to 6), so a search that sorts them, or that takes the outcome's *index* for
+    the outcome, visits them exactly as the rule says and goes unnoticed.  Listed last-first,
+    the outcomes are ``[1, 0]``: sorting gives ``[0, 1]`` and the search visits them out of
+    the order ``chance_outcomes`` gives.
+
+    Examples
+    --------
+    >>> from course.examples import expectimax_example
+    >>> g = ReversedOutcomes(expectimax_example())
+    >>> [m for m, _ in g.chance_outcomes(g.initial_state())], list(g.moves(g.initial_state()))
+    ([2, 1, 0], [2, 1, 0])
+    >>> from course.search import expectimax
+    >>> expectimax(g).value == expectimax(expectimax_example()).value
+    True
+    """
+
+    def __init__(self, game: Game) -> None:
+        if not isinstance(game, Game):
+            raise ParameterError(f"ReversedOutcomes needs a course Game, got {type(game).__name__}")
+        self.game = game
+        self.vmin, self.vmax = game.vmin, game.vmax
+
+    def __repr__(self) -> str:
+        return f"{self.game!r} with its chance outcomes listed last-first"
+
+    def initial_state(self):
+        return self.game.initial_state()
+
+    def turn(self, state):
+        return self.game.turn(state)
+
+    def moves(self, state):
+        moves = list(self.game.moves(state))
+        return moves[::-1] if self.game.turn(state) is Player.CHANCE else moves
+
+    def chance_outcomes(self, state):
+        return list(self.game.chance_outcomes(state))[::-1]
+
+    def result(self, state, move):
+        return self.game.result(state, move)
+
+    def is_terminal(self, state):
+        return self.game.is_terminal(state)
+
+    def utility(self, state):
+        return self.game.utility(state)
+
+    def evaluate(self, state):
+        return self.game.evaluate(state)
+
+    def describe_move(self, state, move):
+        return self.game.describe_move(state, move)
+
+
+def with_reversed_outcomes(cases: Any) -> list[Case]:
+    """The same cases, each chance node listing its outcomes last-first (:class:`ReversedOutcomes`).
+
+    >>> [c.name for c in with_reversed_outcomes(textbook_cases("chance")[:1])]
+    ['lecture notes: one chance node, outcomes listed last-first']
+    """
+    out = []
+    for case in as_cases(cases):
+        recipe = f"course.grading.cases.ReversedOutcomes({case.recipe})" if case.recipe else None
+        out.append(case.with_params(name=f"{case.name}, outcomes listed last-first",
+                                    game=ReversedOutcomes(case.game), recipe=recipe))
+    return out

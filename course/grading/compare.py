@@ -58,6 +58,7 @@ from .failures import (
     WrongMove,
     WrongReturnType,
     WrongValue,
+    raised,
 )
 from .instrument import EXPAND, LEAF, instrument, is_reference_code, replay_path
 
@@ -438,6 +439,15 @@ class Comparison:
     """``(failure class, explanation)`` pairs, most important first."""
     table: str = ""
     """For small trees, every node with the student's and the reference's visits."""
+    focus: tuple | None = None
+    """The node where the first difference was decided (where the student's code went wrong)."""
+    diagnosis: Any = None
+    """The named mistake that reproduces the student's run
+    (:class:`~course.grading.diagnose.Diagnosis`), or None."""
+    practice: str = ""
+    """A one-line ``drill(...)`` call that practises the broken rule on this case's tree."""
+    cut_related: bool = False
+    """True when the first difference in the visits is a cut-off (one taken or missed)."""
 
     @property
     def ok(self) -> bool:
@@ -465,17 +475,18 @@ class Comparison:
             return f"{head}: matches the reference search."
         first, _, rest = self.problems[0][1].partition("\n")
         lines = [f"{head}: {first}"]
-        if len(self.problems) == 1:
-            if rest:
-                lines.append(rest)
-        else:
-            if rest:
-                lines.append(rest)
+        if rest:
+            lines.append(rest)
+        if self.diagnosis is not None:
+            lines.append(self.diagnosis.text())
+        if len(self.problems) > 1:
             more = len(self.problems) - 1
             lines.append(f"{more} more difference{'s' if more > 1 else ''}:")
             lines += [f"({i}) {text}" for i, (_, text) in enumerate(self.problems[1:], 2)]
         if self.case.recipe:
             lines.append(f"To rebuild this case: {self.case.recipe}")
+        if self.practice:
+            lines.append("Practise the rule on this tree (paste into a cell):\n" + self.practice)
         if self.case.state is not None and not isinstance(self.case.game, TreeGame):
             lines.append(f"Searched from the state {self.case.state!r}.")
         if self.table:
@@ -576,6 +587,37 @@ class _RefIndex:
                             f"{_cut_reason(cut, self.epsilon)}")
         return None
 
+    def cut_above(self, path: tuple) -> Any:
+        """The reference's cut-off event that skips ``path`` (or an ancestor of it), or None."""
+        for depth in range(len(path) - 1, -1, -1):
+            node = path[:depth]
+            for cut in self.cutoffs.get(node, []):
+                if path[depth] in cut.pruned:
+                    return cut
+        return None
+
+    def window_hint(self, path: tuple, before: int | None, *, went_on: bool) -> str:
+        """What the student's record says about their window where the two searches part.
+
+        ``went_on``: the student went on past the reference's cut-off above ``path``;
+        otherwise the student stopped at ``path``'s parent where the reference goes on to it.
+        """
+        from .diagnose import window_hint
+
+        if went_on:
+            cut = self.cut_above(path)
+            if cut is None or self.player.get(cut.path) not in ("max", "min"):
+                return ""
+            return window_hint(self.player[cut.path], True, cut.lower, cut.alpha, cut.beta)
+        parent = path[:-1]
+        last = None
+        for position, event in self.updates.get(parent, []):
+            if before is None or position <= before:
+                last = event
+        if last is None or self.player.get(parent) not in ("max", "min"):
+            return ""
+        return window_hint(self.player[parent], False, last.lower, last.alpha, last.beta)
+
     def why_next(self, path: tuple, before: int) -> str | None:
         """Why the reference goes on to ``path``: its window at the parent after the previous child."""
         if not path:
@@ -668,11 +710,9 @@ def compare(task: Task, fn: Callable, case: Case, *,
             hint = (" Your recursion does not stop: return game.utility(state) when "
                     "game.is_terminal(state) (and evaluate at the depth limit).")
         last = f"The last thing it did: {_describe_event(*run.events[-1])}." if run.events else ""
-        said = str(exc).strip().split("\n", 1)[0]
-        said = said if len(said) <= 60 else said[:57] + "..."
         details = " ".join(part for part in (last, hint.strip()) if part)
         comp.problems.append((SearchCrashed, (
-            f"your function raised {type(exc).__name__}" + (f": {said}" if said else "") + "."
+            f"your function raised {raised(exc)}."
             + (f"\n{details}" if details else "") + f"\n{run.error_trace}")))
         return comp
     if run.reference_calls:
@@ -702,9 +742,76 @@ def compare(task: Task, fn: Callable, case: Case, *,
     order = {WrongValue: 0, WrongBounds: 0, WrongLeaves: 1, WrongExpansions: 2, WrongMove: 3,
              RuleBroken: 4}
     comp.problems.sort(key=lambda item: order.get(item[0], 9))
+    if comp.problems and comp.failure_class is not RuleBroken:
+        _name_the_mistake(comp)
     if comp.problems and isinstance(case.game, TreeGame) and case.game.root.size <= DRAW_LIMIT:
         comp.table = visit_table(case, run.events, ref)
     return comp
+
+
+def _name_the_mistake(comp: Comparison) -> None:
+    """Add the named mistake that reproduces the student's run, and the drill for its rule."""
+    from .diagnose import diagnose
+
+    try:
+        comp.diagnosis = diagnose(comp.task, comp.case, comp.run.events, comp.run.returned,
+                                  comp.reference)
+    except Exception:  # noqa: BLE001 - a diagnosis is only an aid: the verdict stands without it
+        comp.diagnosis = None
+    comp.practice = _practice(comp)
+
+
+def _practice(comp: Comparison) -> str:
+    """The ``drill(...)`` call for the rule this comparison found broken ("" when no drill fits)."""
+    from ..drills import make_drill
+    from .diagnose import drill_call
+
+    task, case = comp.task, comp.case
+    focus = comp.focus
+    kind = None
+    if comp.diagnosis is not None:
+        kind = comp.diagnosis.mistake.drill
+        focus = comp.diagnosis.node if comp.diagnosis.node is not None else focus
+    elif task.takes_depth or task.order != "given" or task.reference == "naive_epsilon":
+        kind = None
+    elif comp.failure_class in (WrongLeaves, WrongExpansions) and not comp.cut_related:
+        kind = None          # an order, a depth or a repeat: no drill practises those
+    elif task.reference in ("minimax", "expectimax"):
+        kind = "minimax"
+    elif task.reference == "alphabeta":
+        kind = "minimax" if comp.failure_class is WrongMove else "pruning"
+    elif task.reference in ("star1", "bab"):
+        kind = "star1" if _chance_above(case, focus) is not None else "bab"
+    if kind is None:
+        return ""
+    node = None
+    if kind == "star1":
+        node = _chance_above(case, focus)
+        if node is None:
+            kind = "bab"
+    call = drill_call(kind, case, focus=focus if kind != "star1" else None, node=node)
+    tree = case.game.game if hasattr(case.game, "game") else case.game
+    if isinstance(tree, TreeGame) and case.state is None and "tree=" in call:
+        try:       # the drill must build on this tree (e.g. Star1 must enter that chance node)
+            make_drill(kind, tree=tree, epsilon=case.epsilon if kind == "bab" else None,
+                       node=node, focus=focus if kind != "star1" else None)
+        except Exception:  # noqa: BLE001 - then a seeded drill of the kind instead
+            call = f'from course.drills import drill; drill("{kind}", level=3)'
+    return call
+
+
+def _chance_above(case: Case, path: tuple | None) -> tuple | None:
+    """The chance node at ``path`` or nearest above it, if the case's game is an explicit tree."""
+    tree = case.game.game if hasattr(case.game, "game") else case.game
+    if path is None or not isinstance(tree, TreeGame) or case.state is not None:
+        return None
+    for depth in range(len(path), -1, -1):
+        try:
+            if tree.node(path[:depth]).kind == "chance":
+                return path[:depth]
+        except KeyError:
+            return None
+    return None
 
 
 def _check_shape(task: Task, returned: Any) -> str | None:
@@ -921,9 +1028,14 @@ def _compare_events(comp: Comparison, ref: SearchResult) -> None:
     if not mine:
         lines.append("Ask the game for moves (game.moves, game.result) and values (game.utility).")
     why = _explain_difference(comp, index, mine, theirs, k) if mine else None
-    if why:
-        lines.append(why)
-    if comp.task.rule:
+    if why is not None:
+        lines.append(why.text)
+        if why.hint:
+            lines.append(why.hint)
+        comp.focus = why.node
+        comp.cut_related = why.about_cut
+    if comp.task.rule and (why is None or why.about_cut):
+        # the pruning rule, only where a cut-off is what differs (not an order, a depth or a repeat)
         lines.append(f"Rule: {comp.task.rule}.")
     lines.append("Leaves, reference: " + _leaf_list(list(ref.leaves), case, cache))
     lines.append("Leaves, yours:     " + _leaf_list(my_leaves, case, cache))
@@ -951,16 +1063,29 @@ def _estimate_of(case: Case, path: tuple) -> Any:
         return None
 
 
-def _explain_difference(comp: Comparison, index: "_RefIndex", mine: list, theirs: list, k: int) -> str | None:
+@dataclass(frozen=True)
+class _Explained:
+    """Why two records part: the words, whether a cut-off is what differs, the node that decided,
+    and what the record says about the student's window there."""
+
+    text: str
+    about_cut: bool = False
+    node: tuple | None = None
+    hint: str = ""
+
+
+def _explain_difference(comp: Comparison, index: "_RefIndex", mine: list, theirs: list,
+                        k: int) -> _Explained | None:
     """Why the two records part at step ``k``, in words (None if nothing specific is known)."""
     case, task = comp.case, comp.task
     if k < len(mine):
         kind, path = mine[k]
         earlier = [i for i in range(k) if mine[i] == (kind, path)]
         if earlier:
-            return (f"You {'evaluated' if kind == LEAF else 'expanded'} {format_path(path)} a second "
-                    f"time (the first time was step {earlier[0] + 1}): generate each child once with "
-                    "game.result and search it once, keeping the value it returns.")
+            return _Explained(
+                f"You {'evaluated' if kind == LEAF else 'expanded'} {format_path(path)} a second "
+                f"time (the first time was step {earlier[0] + 1}): generate each child once with "
+                "game.result and search it once, keeping the value it returns.", node=path)
     if k < len(mine) and k < len(theirs):
         (my_kind, my_path), (ref_kind, ref_path) = mine[k], theirs[k]
         if my_path == ref_path and my_kind != ref_kind:
@@ -971,12 +1096,14 @@ def _explain_difference(comp: Comparison, index: "_RefIndex", mine: list, theirs
                 limit = (f"it is at depth {depth} and the depth limit is {case.depth}, so it is "
                          f"expanded; only nodes at depth {case.depth} (or terminal ones) are evaluated"
                          if case.depth is not None else "it is not a terminal state")
-                return (f"You evaluated node {format_path(my_path)} where the reference expands it: "
-                        f"{limit} (the root is at depth 0).")
+                return _Explained(
+                    f"You evaluated node {format_path(my_path)} where the reference expands it: "
+                    f"{limit} (the root is at depth 0).", node=my_path)
             limit = ("it is a terminal state" if terminal else
                      f"it is at depth {depth}, the depth limit" if case.depth is not None else "it is a leaf")
-            return (f"You expanded node {format_path(my_path)} where the reference evaluates it: "
-                    f"{limit} (the root is at depth 0).")
+            return _Explained(
+                f"You expanded node {format_path(my_path)} where the reference evaluates it: "
+                f"{limit} (the root is at depth 0).", node=my_path)
         mine_seen = set(mine[:k])
         if (my_path and ref_path and my_path[:-1] == ref_path[:-1] and my_path != ref_path
                 and (EXPAND, my_path) not in mine_seen and (LEAF, my_path) not in mine_seen):
@@ -984,37 +1111,79 @@ def _explain_difference(comp: Comparison, index: "_RefIndex", mine: list, theirs
             if task.order == "heuristic":
                 mi, mj = _estimate_of(case, my_path), _estimate_of(case, ref_path)
                 if mi is not None and mi == mj:
-                    return (f"At node {format_path(parent)} you searched child {i} before child {j}, "
-                            f"but their estimates are equal ({fmt(mi)}): children with equal "
-                            "estimates are searched in their game.moves order (a stable sort), so "
-                            f"child {j} comes first.")
+                    return _Explained(
+                        f"At node {format_path(parent)} you searched child {i} before child {j}, "
+                        f"but their estimates are equal ({fmt(mi)}): children with equal "
+                        "estimates are searched in their game.moves order (a stable sort), so "
+                        f"child {j} comes first.", node=parent)
                 who = index.player.get(parent, "")
                 order = "highest" if who == "max" else "lowest"
-                return (f"At node {format_path(parent)} ({who.upper()}) you searched child {i} "
-                        f"(estimate {fmt(mi)}) before child {j} (estimate {fmt(mj)}): the reference "
-                        f"searches the {order} estimate first.")
+                return _Explained(
+                    f"At node {format_path(parent)} ({who.upper()}) you searched child {i} "
+                    f"(estimate {fmt(mi)}) before child {j} (estimate {fmt(mj)}): the reference "
+                    f"searches the {order} estimate first.", node=parent)
             if i > j:
-                return (f"At node {format_path(parent)} you searched child {i} before child {j}: "
-                        "search the children in the order game.moves(state) (or "
-                        "chance_outcomes) lists them.")
+                listed = _listed_outcomes(case, parent)
+                if listed is not None:
+                    return _Explained(
+                        f"At node {format_path(parent)}, a chance node, you searched child {i} "
+                        f"before child {j}: its chance_outcomes are listed {listed}, and child "
+                        f"{j} is the outcome {listed[j]!r}. Take the outcomes in the order "
+                        "chance_outcomes gives (do not sort them), and pass each outcome itself "
+                        "to game.result (not its position in the list).", node=parent)
+                return _Explained(
+                    f"At node {format_path(parent)} you searched child {i} before child {j}: "
+                    "search the children in the order game.moves(state) (or "
+                    "chance_outcomes) lists them.", node=parent)
     mine_set, theirs_set = set(mine), set(theirs)
     if k < len(theirs) and theirs[k] not in mine_set:
         kind, path = theirs[k]
         why = index.why_next(path, index.position.get((kind, path), k))
         if why:
-            return f"You never {'evaluate' if kind == LEAF else 'expand'} {format_path(path)}, but {why}."
+            hint = ""
+            if task.reference == "alphabeta" and not (k < len(mine) and _below(mine[k][1], path[:-1])):
+                hint = index.window_hint(path, index.position.get((kind, path), k), went_on=False)
+            return _Explained(
+                f"You never {'evaluate' if kind == LEAF else 'expand'} {format_path(path)}, but {why}.",
+                about_cut=True, node=path[:-1], hint=hint)
     if k < len(mine) and mine[k] not in theirs_set:
         kind, path = mine[k]
         why = index.why_never(path)
         if why:
-            return f"The reference never {'evaluates' if kind == LEAF else 'expands'} {format_path(path)}: {why}."
+            cut = index.cut_above(path)
+            hint = ""
+            if task.reference == "alphabeta" and cut is not None:
+                hint = index.window_hint(path, None, went_on=True)
+            return _Explained(
+                f"The reference never {'evaluates' if kind == LEAF else 'expands'} "
+                f"{format_path(path)}: {why}.", about_cut=True,
+                node=cut.path if cut is not None else None, hint=hint)
     if k >= len(theirs):
-        return "The reference stops there: look for a cut-off your search misses."
+        return _Explained("The reference stops there: look for a cut-off your search misses.",
+                          about_cut=True)
     if k >= len(mine):
         kind, path = theirs[k]
-        return (f"You stopped before the reference's step {k + 1} ({_describe_event(kind, path)}): "
-                "look for a cut-off or a return that comes too early.")
+        return _Explained(
+            f"You stopped before the reference's step {k + 1} ({_describe_event(kind, path)}): "
+            "look for a cut-off or a return that comes too early.", about_cut=True,
+            node=path[:-1] if path else None)
     return None
+
+
+def _listed_outcomes(case: Case, path: tuple) -> list | None:
+    """The outcomes a chance node lists, in order (None if it is not a chance node)."""
+    state = _node_state(case, path)
+    try:
+        if state is None or case.game.is_terminal(state) or case.game.turn(state) is not Player.CHANCE:
+            return None
+        return [m for m, _ in case.game.chance_outcomes(state)]
+    except Exception:  # noqa: BLE001 - only used to explain
+        return None
+
+
+def _below(path: tuple, node: tuple) -> bool:
+    """True if ``path`` is ``node`` or lies below it."""
+    return path[:len(node)] == node
 
 
 def _n(count: int, one: str, many: str) -> str:

@@ -35,7 +35,7 @@ from typing import Any
 from ..search import alphabeta
 from .cases import EvaluatedGame, exercise_tree, tictactoe_cases
 from .compare import DEFAULT_TIME_LIMIT, _time_limit, fmt
-from .failures import CheckFailed, SearchCrashed, SearchTimeout, TimeLimitExceeded, WrongValue
+from .failures import CheckFailed, SearchCrashed, SearchTimeout, TimeLimitExceeded, WrongValue, raised
 
 __all__ = ["check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula",
            "check_naive_drift"]
@@ -164,7 +164,7 @@ def _run(what: str, call: Callable[[], Any], time_limit: float | None) -> Any:
         raise
     except BaseException as exc:  # noqa: BLE001 - reported with its type and message
         hint = " Replace `raise NotImplementedError()` with your code." if isinstance(exc, NotImplementedError) else ""
-        raise SearchCrashed(f"{what}: your function raised {type(exc).__name__}: {exc}.{hint}") from exc
+        raise SearchCrashed(f"{what}: your function raised {raised(exc)}.{hint}") from exc
 
 
 @functools.lru_cache(maxsize=32)

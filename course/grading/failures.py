@@ -59,6 +59,7 @@ __all__ = [
     "TimeLimitExceeded",
     "WIDTH",
     "wrap_text",
+    "raised",
 ]
 
 #: Longest line of a failure's message (nbgrader's validator is configured to show 100).
@@ -83,6 +84,20 @@ def wrap_text(text: str, width: int = WIDTH) -> str:
                                  subsequent_indent=indent + "  ", break_on_hyphens=False,
                                  break_long_words=True) or [line[:width]])
     return "\n".join(out)
+
+
+def raised(exc: BaseException, *, limit: int = 60) -> str:
+    """An exception as a sentence ends it: ``NotImplementedError`` when it has no message,
+    ``ValueError: bad move`` when it has one (first line, at most ``limit`` characters), never a
+    stray ``": ."`` or a doubled full stop.
+
+    >>> raised(NotImplementedError()), raised(ValueError("bad move.")), raised(KeyError("x"))
+    ('NotImplementedError', 'ValueError: bad move', "KeyError: 'x'")
+    """
+    said = str(exc).strip().split("\n", 1)[0].rstrip(" .")
+    if len(said) > limit:
+        said = said[:limit - 3] + "..."
+    return type(exc).__name__ + (f": {said}" if said else "")
 
 
 class GradingFailure(AssertionError):

@@ -13,6 +13,7 @@ from ..game import Game
 from ..search import ALGORITHMS
 from ..trees import TreeGame
 from ._common import Explorer, as_tree
+from .player import Player
 
 __all__ = ["StepThrough", "step_through"]
 
@@ -24,8 +25,9 @@ class StepThrough(Explorer):
     ----------
     slider : ipywidgets.IntSlider
         How many trace events have happened (0 to ``len(trace)``).
-    play : ipywidgets.Play
-        Plays the trace forward in the browser (linked to the slider there).
+    play : Player
+        Plays the trace forward in the browser (linked to the slider there); its one button
+        plays and pauses, and pausing keeps the step shown.
     previous, next : ipywidgets.Button
         One event back or forward.
     event : ipywidgets.HTML
@@ -41,8 +43,10 @@ class StepThrough(Explorer):
         n = len(self.events)
         self.slider = widgets.IntSlider(value=0, min=0, max=n, description="step",
                                         continuous_update=True, layout=widgets.Layout(width="420px"))
-        self.play = widgets.Play(value=0, min=0, max=n, step=1, interval=interval,
-                                 description="play", show_repeat=False)
+        # one Play/Pause button: pausing keeps the step shown (ipywidgets' Play has a square
+        # button that jumps back to step 0, which students pressed to pause)
+        self.play = Player(value=0, min=0, max=n, step=1, interval=interval,
+                           label="Play the search step by step")
         widgets.jslink((self.play, "value"), (self.slider, "value"))
         self.previous = widgets.Button(description="◀ previous", layout=widgets.Layout(width="110px"))
         self.next = widgets.Button(description="next ▶", layout=widgets.Layout(width="110px"))
@@ -87,7 +91,7 @@ class StepThrough(Explorer):
 
 
 def step_through(game: Game, algorithm: str = "alphabeta", **search_kwargs: Any) -> StepThrough:
-    """Play a search's trace forward and back: slider, ◀ previous / next ▶, and ▶ play.
+    """Play a search's trace forward and back: slider, ◀ previous / next ▶, and ▶ play / ❚❚ pause.
 
     Each step shows the tree after that many trace events: the node the event
     was about (thick outline), the path to it, each node's window or bounds

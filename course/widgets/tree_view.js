@@ -577,7 +577,8 @@ function render({ model, el }) {
   bar.appendChild(zoomText);
   const hint = document.createElement("span");
   hint.className = "ctv-hint";
-  hint.textContent = "drag to pan · Ctrl+wheel to zoom · click a node to focus its subtree";
+  hint.textContent = "drag to pan · Ctrl+wheel to zoom · " + (model.get("click_zoom") === false
+    ? "click a node to answer for it" : "click a node to focus its subtree");
   bar.appendChild(hint);
 
   function portWidth() {
@@ -865,7 +866,10 @@ function render({ model, el }) {
     if (wasDrag || !svg) return;
     const target = document.elementFromPoint(event.clientX, event.clientY);
     const node = target && target.closest && target.closest("g.node");
-    if (node && node.id && node.id.startsWith("n")) focus(node.id);
+    if (node && node.id && node.id.startsWith("n")) {
+      model.send({ type: "node-click", id: node.id });      // for widgets answered in the picture
+      if (model.get("click_zoom") !== false) focus(node.id);
+    }
   });
   port.addEventListener("wheel", (event) => {
     if (!(event.ctrlKey || event.metaKey)) return;   // plain wheel scrolls the notebook

@@ -95,6 +95,9 @@ class TreeView(anywidget.AnyWidget):
         How many pictures the browser has drawn (set by the browser, as ``render_ms``).
     error : str
         The browser's last layout error ("" if none).
+    click_zoom : bool
+        Whether a click on a node zooms to its subtree (a drill answered in the picture turns
+        it off: there a click marks the node).
     """
 
     _esm = _HERE / "tree_view.js"
@@ -107,10 +110,12 @@ class TreeView(anywidget.AnyWidget):
     render_ms = traitlets.Float(0.0).tag(sync=True)
     renders = traitlets.Int(0).tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
+    click_zoom = traitlets.Bool(True).tag(sync=True)
 
     def __init__(self, picture: TreePicture | str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.nodes: dict[str, str] = {}
+        self._click_handlers: list = []
         self.on_msg(self._answer)
         if picture is not None:
             self.show(picture)
@@ -140,7 +145,16 @@ class TreeView(anywidget.AnyWidget):
         """Ask the browser for the readable zoom, root in view (the *readable* button)."""
         self.send({"type": "readable"})
 
+    def on_node_click(self, callback: Any) -> None:
+        """Call ``callback(node_id)`` whenever the reader clicks a node (``"n_0_1"``: path (0, 1))."""
+        self._click_handlers.append(callback)
+
     def _answer(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        """Send Viz.js to a browser page that asks for it (once per page)."""
+        """Send Viz.js to a browser page that asks for it (once per page); pass node clicks on."""
         if isinstance(content, dict) and content.get("type") == "viz-bundle?":
             self.send({"type": "viz-bundle", "version": viz_version()}, buffers=[viz_bundle()])
+        elif isinstance(content, dict) and content.get("type") == "node-click":
+            node = content.get("id")
+            if isinstance(node, str) and re.fullmatch(r"n(_\d+)*", node):
+                for callback in list(self._click_handlers):
+                    callback(node)

@@ -1,0 +1,300 @@
+"""Practice drills: a fresh seeded tree, one kind of question, an answer checked at once.
+
+A drill draws a tree (:mod:`course.drills.generate`) at a difficulty level
+from 1 (four leaves) to 5 (depth 4, with chance nodes where the kind has
+them), runs the reference search with a trace, and asks one question about it:
+
+==========  =========================================================================
+kind        the question
+==========  =========================================================================
+minimax     the value of every inner node (expectimax at chance nodes), and the
+            root's move
+pruning     which leaves alpha-beta never looks at, for a given move ordering
+window      alpha and beta when alpha-beta enters each node
+star1       Star1's bounds L and U at a chance node after each child, and after which
+            child (if any) it cuts
+bab         which leaves Bounded Alpha-Beta skips for a given epsilon
+==========  =========================================================================
+
+A wrong answer is explained from the *first* place it differs from the
+search, in the order the search did things, with the trace's own numbers
+("at C (MIN), after child C1 returned 2, v = 2 ≤ α = 3 ... so C2 and C3 are
+never looked at"), the node to highlight and the moment of the search to draw.
+
+Every drill has a share code, ``kind-level-seed`` (``"pruning-3-4182"``):
+the same code gives the same drill everywhere, so students can redo a drill or
+send it to a classmate.  Grading feedback builds drills on the tree where a
+submission went wrong (``drill("pruning", tree=..., focus=...)``).
+
+Examples
+--------
+>>> d = make_drill("pruning", level=1, seed=12)
+>>> d.code
+'pruning-1-12'
+>>> make_drill(code="pruning-1-12").expected == d.expected
+True
+>>> d.check(d.expected).correct
+True
+>>> from course.examples import aima_figure_5_2
+>>> d = make_drill("pruning", tree=aima_figure_5_2())
+>>> v = d.check(["C2"])
+>>> v.correct, v.node, v.wrong
+(False, (1,), ('C3',))
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from fractions import Fraction
+from typing import Any
+
+from ..errors import ParameterError
+from ..game import Game
+from ..trees import TreeGame, parse_tree
+from .generate import LEVELS, SHAPES, drill_tree
+from .kinds import (
+    KIND_CLASSES,
+    ORDER_WORDS,
+    BabDrill,
+    Drill,
+    Field,
+    MinimaxDrill,
+    PruningDrill,
+    Star1Drill,
+    Verdict,
+    WindowDrill,
+)
+from .numbers import AnswerError, fmt, parse_number
+from .progress import SESSION, Progress
+
+__all__ = [
+    "KINDS", "LEVELS", "make_drill", "drill", "Drill", "Verdict", "Field", "Progress", "SESSION",
+    "MinimaxDrill", "PruningDrill", "WindowDrill", "Star1Drill", "BabDrill", "AnswerError",
+    "parse_number", "fmt", "ORDER_WORDS", "new_seed",
+]
+
+KINDS = tuple(KIND_CLASSES)
+"""The drill kinds: ``minimax``, ``pruning``, ``window``, ``star1``, ``bab``."""
+
+#: Largest seed a drill draws by itself (short enough to read out and type).
+MAX_SEED = 99_999
+
+_CODE = re.compile(r"^\s*([a-z0-9]+)-([1-5])-(\d{1,9})\s*$")
+
+
+def new_seed() -> int:
+    """A fresh seed for a drill, 1 to :data:`MAX_SEED` (not reproducible: that is the point)."""
+    return random.SystemRandom().randint(1, MAX_SEED)
+
+
+def make_drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None,
+               tree: Any = None, code: str | None = None, order: str | None = None,
+               epsilon: Any = None, node: Any = None, focus: Any = None) -> Drill:
+    """Build a drill: a seeded tree of a level, or a given tree, and one kind of question.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`KINDS`.
+    level : int
+        1 (a 4-leaf tree) to 5 (a depth-4 tree, with chance nodes for
+        ``minimax``, ``star1`` and ``bab``).  Ignored with ``tree``.
+    seed : int, optional
+        Seed of the tree (and of the ordering or epsilon the drill picks);
+        default: a fresh one (see :func:`new_seed`).
+    tree : TreeGame or tree data, optional
+        Drill on this tree instead (anything :func:`course.parse_tree` takes).
+    code : str, optional
+        A share code ``"kind-level-seed"``; replaces ``kind``, ``level`` and ``seed``.
+    order : str, optional
+        For ``pruning`` and ``window``: ``"given"``, ``"reversed"``, ``"best-first"``
+        or ``"worst-first"``.  Default: ``"given"`` on a given tree; on a
+        seeded tree, left to right at levels 1-2 and picked by the seed above.
+    epsilon : number, optional
+        For ``bab``.  Default: 1 on a given tree, picked by the seed otherwise.
+    node : name or path, optional
+        For ``star1``: the chance node to ask about (default: the last one
+        Star1 enters; on a seeded tree, one whose children are leaves).
+    focus : path, optional
+        A node to point the student to (grading feedback sets it).
+
+    Returns
+    -------
+    Drill
+
+    Raises
+    ------
+    ParameterError
+        For an unknown kind, a level outside 1-5, a bad seed or code, or a
+        tree the kind cannot ask about (chance nodes for alpha-beta drills).
+
+    Examples
+    --------
+    >>> d = make_drill("window", level=2, seed=5)
+    >>> d.code, sorted(d.expected)[:2]
+    ('window-2-5', ['B', 'C'])
+    >>> make_drill("bab", tree=[[1, 2], [0, 3]]).epsilon
+    1
+    >>> make_drill("pruning", level=9)
+    Traceback (most recent call last):
+    ...
+    course.errors.ParameterError: level must be 1, 2, 3, 4 or 5, got 9
+    """
+    if code is not None:
+        match = _CODE.match(str(code))
+        if not match or match.group(1) not in KIND_CLASSES:
+            raise ParameterError(f"{code!r} is not a drill code: it looks like 'pruning-3-4182' "
+                                 f"(kind-level-seed, kind one of {', '.join(KINDS)})")
+        kind, level, seed = match.group(1), int(match.group(2)), int(match.group(3))
+    if kind not in KIND_CLASSES:
+        raise ParameterError(f"unknown drill kind {kind!r}; choose one of {', '.join(KINDS)}")
+    cls = KIND_CLASSES[kind]
+    params: dict[str, Any] = {}
+    if tree is not None:
+        game = tree if isinstance(tree, TreeGame) else _as_tree(tree)
+        if kind in ("pruning", "window"):
+            if game.has_chance:
+                raise ParameterError(f"a {kind} drill is about alpha-beta, which has no chance "
+                                     "nodes: use a tree without chance nodes (or a star1/bab drill)")
+            params["order"] = order or "given"
+        elif kind == "bab":
+            params["epsilon"] = 1 if epsilon is None else epsilon
+        elif kind == "star1":
+            if not game.has_chance:
+                raise ParameterError("a star1 drill needs a tree with a chance node")
+            params["node"] = _path(node)
+        try:
+            return cls(game, focus=_path(focus), **params)
+        except AnswerError as exc:
+            raise ParameterError(str(exc)) from None
+    if isinstance(level, bool) or level not in LEVELS:
+        raise ParameterError(f"level must be 1, 2, 3, 4 or 5, got {level!r}")
+    if seed is None:
+        seed = new_seed()
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    return _seeded(cls, kind, level, seed, order=order, epsilon=epsilon)
+
+
+def _path(node: Any) -> Any:
+    if node is None or isinstance(node, (str, tuple)):
+        return node
+    if isinstance(node, list):
+        return tuple(node)
+    raise ParameterError(f"a node is a name like 'B' or a path like (0, 1), got {node!r}")
+
+
+def _as_tree(tree: Any) -> TreeGame:
+    """A tree in the JSON format of :mod:`course.trees`; probabilities may also be written as
+    strings like ``"1/3"`` (exact, as grading feedback writes them)."""
+    if isinstance(tree, Game):
+        raise ParameterError("drills need an explicit tree (course.parse_tree), not a game: "
+                             "expand a small game with course.game_to_tree first")
+    return parse_tree(_fractions(tree))
+
+
+def _fractions(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        out = {}
+        for key, value in obj.items():
+            if key == "chance" and isinstance(value, list):
+                out[key] = [[_probability(item[0]), _fractions(item[1])]
+                            if isinstance(item, (list, tuple)) and len(item) == 2 else item
+                            for item in value]
+            else:
+                out[key] = _fractions(value)
+        return out
+    if isinstance(obj, list):
+        return [_fractions(x) for x in obj]
+    return obj
+
+
+def _probability(p: Any) -> Any:
+    if isinstance(p, str):
+        try:
+            return Fraction(p.strip())
+        except ValueError:
+            raise ParameterError(f"probability {p!r} is not a number like 1/3") from None
+    return p
+
+
+def _seeded(cls: type[Drill], kind: str, level: int, seed: int, *, order: str | None,
+            epsilon: Any) -> Drill:
+    """The drill of ``(kind, level, seed)``: retries (attempt 1, 2, ...) until the tree makes a
+    worthwhile question (something pruned, a window that is not (−∞, +∞), a chance node with leaves)."""
+    shape = SHAPES[kind][level]
+    pick = random.Random(f"drill-params/{kind}/{level}/{seed}")    # str seeds: stable everywhere
+    if kind in ("pruning", "window") and order is None:
+        order = "given" if level <= 2 or kind == "window" else pick.choice(
+            ("given", "given", "reversed", "best-first"))
+    if kind == "bab" and epsilon is None:
+        epsilon = pick.choice((1, 2, 3) if level < 4 else (1, 2))
+    last = None
+    for attempt in range(200):
+        game = drill_tree(shape, seed, attempt, salt=KINDS.index(kind))
+        params: dict[str, Any] = {}
+        if order is not None and kind in ("pruning", "window"):
+            params["order"] = order
+        if kind == "bab":
+            params["epsilon"] = epsilon
+        if kind == "star1":
+            node = _star1_node(game, level, seed)
+            if node is None:
+                continue
+            params["node"] = node
+        d = cls(game, level=level, seed=seed, **params)
+        last = d
+        if _worthwhile(d):
+            return d
+    return last  # pragma: no cover - every shape has worthwhile trees among 200 draws
+
+
+def _star1_node(game: TreeGame, level: int, seed: int) -> tuple | None:
+    """A chance node with leaf children that Star1 enters, not the first one it enters."""
+    from ..search import star1 as star1_search
+
+    result = star1_search(game, trace=True)
+    entered = [e.path for e in result.trace.events if e.kind == "enter" and e.player == "chance"]
+    good = [p for p in entered if all(c.is_leaf for c in game.node(p).children)]
+    later = good[1:] or good
+    if not later:
+        return None
+    return later[seed % len(later)]
+
+
+def _worthwhile(d: Drill) -> bool:
+    if d.kind in ("pruning", "bab"):
+        return bool(d.expected)
+    if d.kind == "window":
+        inf = float("inf")
+        return any(w is not None and w != (-inf, inf) for w in d.expected.values()) \
+            and any(w is None for w in d.expected.values())
+    if d.kind == "star1":
+        n = d.chance_node
+        e = d.index.events[d.index.enter[n]]
+        return (e.alpha, e.beta) != (d.game.vmin, d.game.vmax) or d.expected["stop"] is not None
+    if d.kind == "minimax":
+        values = [leaf.value for leaf in d.game.root.leaves()]
+        return len(set(values)) > 2
+    return True
+
+
+def drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None, tree: Any = None,
+          code: str | None = None, order: str | None = None, epsilon: Any = None,
+          node: Any = None, focus: Any = None, progress: Progress | None = None) -> Any:
+    """A drill as a widget: the tree, the question, a form to answer in, Check, New drill.
+
+    Takes the parameters of :func:`make_drill` (plus ``progress``, default
+    :data:`SESSION`).  Works in JupyterLab and in the JupyterLite edition, by
+    keyboard and by mouse; see :class:`course.widgets.drill.DrillWidget`.
+
+    Returns
+    -------
+    DrillWidget
+    """
+    from ..widgets.drill import DrillWidget
+
+    first = make_drill(kind, level=level, seed=seed, tree=tree, code=code, order=order,
+                       epsilon=epsilon, node=node, focus=focus)
+    return DrillWidget(first, progress=progress if progress is not None else SESSION)

@@ -1,0 +1,826 @@
+"""Name the mistake: which known wrong rule reproduces a student's search exactly.
+
+The instrumented record (:mod:`course.grading.instrument`) shows *what* a
+student's search visited, in order, and what it returned -- not the windows
+or bounds it held, which live in the student's local variables.  This module
+recovers them the only honest way: it re-runs the exercise's search with each
+mistake of a small catalogue (:data:`MISTAKES`: the rule mistakes students
+make, the same ones the mutant tests of the exercises plant) on the same case,
+outside the sandbox, and keeps the mistakes whose simulation reproduces the
+student's record *and* result exactly.  When one does, feedback can say which
+rule is broken, show the window or bounds the student's search most likely
+had at the first node where the mistake shows (the simulation's, next to the
+reference's), and point to the drill (:mod:`course.drills`) that practises
+that rule on the very tree where the search went wrong.
+
+When no catalogue mistake matches, :func:`window_hint` still reads an
+inequality on the student's alpha or beta from the record: a node that went
+on after a child where alpha-beta stops had a test that did not fire, so its
+beta was above ``v`` (MAX) or its alpha below ``v`` (MIN), and a node that
+stopped early had the opposite.
+
+Everything here runs in the grader with the case's own (trusted) game; the
+student's code is never run again.
+
+Examples
+--------
+>>> from course import parse_tree
+>>> from course.grading.cases import Case
+>>> case = Case("ties", parse_tree([[3, 5], [3, 9]]))
+>>> sim = simulate("alphabeta", case, MISTAKES["strict-cut"])
+>>> sim.events[-1], sim.value
+(('leaf', (1, 1)), 3)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..errors import format_path
+from ..game import Game, Path, Player
+from ..search.ordering import make_orderer
+from ..trees import TreeGame
+from .cases import Case, EvaluatedGame
+from .instrument import EXPAND, LEAF
+
+__all__ = ["Mistake", "MISTAKES", "Simulation", "simulate", "diagnose", "Diagnosis", "window_hint",
+           "drill_call"]
+
+INF = math.inf
+
+#: A simulation visiting more nodes than this gives up (diagnosis is for small cases).
+NODE_BUDGET = 200_000
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A wrong rule a student's search can follow, and how to simulate it."""
+
+    key: str
+    """Short name, e.g. ``"strict-cut"``."""
+    searches: tuple[str, ...]
+    """The reference searches (task families) it applies to."""
+    words: str
+    """What the search does wrong, as feedback says it."""
+    shows: str
+    """Where it shows first: ``"cut"``, ``"window"``, ``"returns"`` or ``"move"``."""
+    drill: str | None
+    """The drill kind that practises the rule (None if no drill does)."""
+    flags: tuple[str, ...] = ()
+    """The simulation's switches."""
+
+
+def _m(key, searches, words, shows, drill, *flags):
+    return Mistake(key, tuple(searches.split()), words, shows, drill, tuple(flags) or (key,))
+
+
+_CATALOGUE = [
+    # --- minimax, alpha-beta ----------------------------------------------------------------
+    _m("max-everywhere", "minimax alphabeta expectimax",
+       "every node takes the largest child value, MIN nodes included (a MIN node takes the "
+       "smallest; in a negamax search this is the missing negation)", "returns", "minimax"),
+    _m("root-max", "minimax alphabeta", "the root always maximises, even when MIN is to move there",
+       "move", "minimax"),
+    _m("last-tie", "minimax alphabeta",
+       "on a tie the root keeps the LAST best child; the rule takes the first (in order)", "move",
+       "minimax"),
+    _m("strict-cut", "alphabeta",
+       "it cuts only on a strict inequality (v > beta at MAX, v < alpha at MIN); the rule cuts on "
+       "equality too", "cut", "pruning"),
+    _m("root-window", "alphabeta",
+       "the root searches every child with the full window (-inf, +inf): it does not pass on the "
+       "alpha (or beta) its earlier children gave it", "window", "window"),
+    _m("no-cut", "alphabeta", "it never cuts off: it searches like minimax", "cut", "pruning"),
+    _m("update-first", "alphabeta",
+       "it tightens alpha (beta) with v before the test, then tests v against the new bound, so "
+       "every node stops after its first child", "cut", "pruning"),
+    # --- expectimax -----------------------------------------------------------------------------
+    _m("plain-average", "expectimax",
+       "a chance node takes the plain average of its children, ignoring the probabilities",
+       "returns", "minimax"),
+    # --- Star1 and Bounded Alpha-Beta ----------------------------------------------------------
+    _m("strict-prune", "star1 bab",
+       "it prunes only when beta < alpha + epsilon; the rule prunes on equality too", "cut", "bab"),
+    _m("epsilon-ignored", "bab", "it prunes when beta <= alpha, ignoring epsilon (that is Star1)",
+       "cut", "bab"),
+    _m("prune-last", "star1 bab",
+       "it also 'prunes' after a node's LAST child: the test beta <= alpha + epsilon holds there, "
+       "but with no child left there is nothing to prune, and a node that has searched every "
+       "child must take U = best_U (MAX) or L = best_L (MIN); a pruned one keeps vmax (vmin)",
+       "returns", "bab"),
+    _m("keep-bounds", "star1 bab",
+       "a node that searched every child keeps U = vmax (MAX) or L = vmin (MIN): it never takes "
+       "best_U / best_L", "returns", "bab"),
+    _m("pruned-best", "star1 bab",
+       "a node that prunes returns best_U (MAX) or best_L (MIN); a pruned node must keep vmax "
+       "(vmin), because its unsearched children could be worth anything", "returns", "bab"),
+    _m("no-narrowing", "star1 bab",
+       "it never narrows the window with the node's own bounds (alpha = max(L, alpha), "
+       "beta = min(U, beta))", "cut", "bab"),
+    _m("no-chance-prune", "star1 bab", "it never prunes at a chance node", "cut", "star1"),
+    _m("chance-parent-window", "star1 bab",
+       "below a chance node it passes the chance node's own window to each child, instead of "
+       "alpha = max(vmin, (alpha - U)/p + vmax), beta = min(vmax, (beta - L)/p + vmin)",
+       "window", "star1"),
+    _m("chance-initial-window", "star1 bab",
+       "below a chance node it computes each child's window from vmin and vmax instead of the "
+       "chance node's CURRENT L and U", "window", "star1"),
+    _m("chance-swapped-window", "star1 bab",
+       "below a chance node it swaps L and U in the child's window: it uses (alpha - L)/p + vmin "
+       "and (beta - U)/p + vmax", "window", "star1"),
+    _m("move-by-U", "bab",
+       "the root's move is the child with the best UPPER bound at MAX (lower at MIN); the rule "
+       "takes the best lower bound L at a MAX root, which guarantees V - epsilon", "move", None),
+    _m("lower-is-U", "bab", "it returns U as the lower bound (the root's bounds come out [U, U])",
+       "returns", "bab"),
+]
+
+MISTAKES: dict[str, Mistake] = {m.key: m for m in _CATALOGUE}
+"""The catalogue, by key."""
+
+
+# =============================================================================================
+# simulations
+# =============================================================================================
+class _TooBig(Exception):
+    pass
+
+
+@dataclass
+class Simulation:
+    """What a search with a mistake does on a case: the record the instrumented game would keep,
+    and what it held at each node."""
+
+    events: list[tuple[str, Path]] = field(default_factory=list)
+    """``(kind, path)`` in the instrumented game's terms (expand, leaf)."""
+    windows: dict[Path, tuple[Any, Any]] = field(default_factory=dict)
+    """The window ``(alpha, beta)`` each expanded node was entered with."""
+    returned: dict[Path, tuple[Any, Any]] = field(default_factory=dict)
+    """``(lower, upper)`` each searched node returned (a value twice)."""
+    cut_after: dict[Path, int] = field(default_factory=dict)
+    """Node -> index of the child after which it stopped early."""
+    last_test: dict[Path, tuple] = field(default_factory=dict)
+    """Node -> its (alpha, beta, L, U) after its last child (bounded searches)."""
+    tests: dict[tuple[Path, int], tuple] = field(default_factory=dict)
+    """(node, child) -> what the node tested after that child: ``(v, alpha, beta)`` in
+    alpha-beta (the window before it is narrowed), ``(L, U, alpha, beta)`` in Star1/BAB."""
+    value: Any = None
+    lower: Any = None
+    upper: Any = None
+    move: Any = None
+
+
+class _Sim:
+    def __init__(self, case: Case, order: str = "given") -> None:
+        self.game: Game = case.game
+        self.root = case.game.initial_state() if case.state is None else case.state
+        self.out = Simulation()
+        self.count = 0
+        self.orderer = make_orderer(order, self.game) if order != "given" else None
+
+    def visit(self) -> None:
+        self.count += 1
+        if self.count > NODE_BUDGET:
+            raise _TooBig
+
+    def leaf(self, s: Any, path: Path) -> Any:
+        self.visit()
+        self.out.events.append((LEAF, path))
+        value = self.game.utility(s)
+        self.out.returned[path] = (value, value)
+        return value
+
+    def expand(self, s: Any, path: Path, window: tuple | None = None) -> tuple[Player, list]:
+        self.visit()
+        self.out.events.append((EXPAND, path))
+        if window is not None:
+            self.out.windows[path] = window
+        game = self.game
+        player = game.turn(s)
+        if player is Player.CHANCE:
+            children = [(i, m, p) for i, (m, p) in enumerate(game.chance_outcomes(s))]
+        else:
+            children = [(i, m, None) for i, m in enumerate(game.moves(s))]
+        if self.orderer is not None:
+            children = [children[i] for i in self.orderer(s, path, player, len(children))]
+        return player, children
+
+
+def simulate(search: str, case: Case, mistake: Mistake | None = None, *,
+             order: str = "given") -> Simulation | None:
+    """Run the exercise's search family ``search`` with ``mistake`` (None: no mistake) on ``case``.
+
+    Returns None when the case is too big to simulate (:data:`NODE_BUDGET`).
+    """
+    flags = set(mistake.flags) if mistake is not None else set()
+    sim = _Sim(case, order)
+    try:
+        if search in ("minimax", "expectimax"):
+            _minimax(sim, flags)
+        elif search == "alphabeta":
+            _alphabeta(sim, flags)
+        elif search in ("star1", "bab"):
+            eps = 0 if search == "star1" or "epsilon-ignored" in flags else (case.epsilon or 0)
+            _bounded(sim, flags, eps)
+        else:
+            return None
+    except _TooBig:
+        return None
+    return sim.out
+
+
+def _first_best(items: list[tuple[Any, Any]], maximizing: bool, *, last: bool = False) -> Any:
+    best = None
+    for move, v in items:
+        if best is None:
+            best = (move, v)
+        elif maximizing and (v >= best[1] if last else v > best[1]):
+            best = (move, v)
+        elif not maximizing and (v <= best[1] if last else v < best[1]):
+            best = (move, v)
+    return best
+
+
+def _minimax(sim: _Sim, flags: set) -> None:
+    game = sim.game
+
+    def value(s: Any, path: Path) -> Any:
+        if game.is_terminal(s):
+            return sim.leaf(s, path)
+        player, children = sim.expand(s, path)
+        if player is Player.CHANCE:
+            if "plain-average" in flags:
+                total = 0
+                for i, m, _ in children:
+                    total += value(game.result(s, m), path + (i,))
+                v = Fraction(total, len(children)) if isinstance(total, int) else total / len(children)
+            else:
+                v = 0
+                for i, m, p in children:
+                    v += p * value(game.result(s, m), path + (i,))
+        else:
+            values = [value(game.result(s, m), path + (i,)) for i, m, _ in children]
+            top = player is Player.MAX or "max-everywhere" in flags
+            v = max(values) if top else min(values)
+        sim.out.returned[path] = (v, v)
+        return v
+
+    root = sim.root
+    if game.is_terminal(root) or game.turn(root) is Player.CHANCE:
+        sim.out.value = sim.out.lower = sim.out.upper = value(root, ())
+        return
+    # the decision functions: the root's loop keeps the move (value functions return the same value)
+    player, children = sim.expand(root, ())
+    items = [(m, value(game.result(root, m), (i,))) for i, m, _ in children]
+    maximizing = player is Player.MAX or "root-max" in flags
+    move, v = _first_best(items, maximizing, last="last-tie" in flags)
+    if "max-everywhere" in flags:       # a value function maximises at the root too
+        v = max(x for _, x in items)
+    sim.out.returned[()] = (v, v)
+    sim.out.value = sim.out.lower = sim.out.upper = v
+    sim.out.move = move
+
+
+def _alphabeta(sim: _Sim, flags: set) -> None:
+    game = sim.game
+    strict, never = "strict-cut" in flags, "no-cut" in flags
+    first = "update-first" in flags
+
+    def value(s: Any, path: Path, alpha: Any, beta: Any) -> Any:
+        if game.is_terminal(s):
+            return sim.leaf(s, path)
+        player, children = sim.expand(s, path, (alpha, beta))
+        maximizing = player is Player.MAX or "max-everywhere" in flags
+        v = -INF if maximizing else INF
+        for k, (i, m, _) in enumerate(children):
+            c = value(game.result(s, m), path + (i,), alpha, beta)
+            sim.out.tests[(path, i)] = (max(v, c) if maximizing else min(v, c), alpha, beta)
+            if maximizing:
+                v = max(v, c)
+                if first:
+                    alpha = max(alpha, v)
+                    cut = v >= alpha
+                else:
+                    cut = not never and (v > beta if strict else v >= beta)
+                    if not cut:
+                        alpha = max(alpha, v)
+            else:
+                v = min(v, c)
+                if first:
+                    beta = min(beta, v)
+                    cut = v <= beta
+                else:
+                    cut = not never and (v < alpha if strict else v <= alpha)
+                    if not cut:
+                        beta = min(beta, v)
+            if cut:
+                if k < len(children) - 1:
+                    sim.out.cut_after[path] = i
+                break
+        sim.out.returned[path] = (v, v)
+        return v
+
+    root = sim.root
+    if game.is_terminal(root):
+        sim.out.value = sim.out.lower = sim.out.upper = sim.leaf(root, ())
+        return
+    player, children = sim.expand(root, (), (-INF, INF))
+    maximizing = player is Player.MAX or "root-max" in flags
+    alpha, beta = -INF, INF
+    items = []
+    best = None
+    for i, m, _ in children:
+        window = (-INF, INF) if "root-window" in flags else (alpha, beta)
+        v = value(game.result(root, m), (i,), *window)
+        items.append((m, v))
+        best = _first_best(items, maximizing, last="last-tie" in flags)
+        if "root-window" not in flags:
+            if maximizing:
+                alpha = max(alpha, best[1])
+            else:
+                beta = min(beta, best[1])
+    sim.out.returned[()] = (best[1], best[1])
+    sim.out.value = sim.out.lower = sim.out.upper = best[1]
+    sim.out.move = best[0]
+
+
+def _bounded(sim: _Sim, flags: set, eps: Any) -> None:
+    game = sim.game
+    vmin, vmax = game.vmin, game.vmax
+    root_children: list[tuple[Any, Any, Any]] = []
+
+    def search(s: Any, path: Path, alpha: Any, beta: Any) -> tuple[Any, Any]:
+        if game.is_terminal(s):
+            u = sim.leaf(s, path)
+            return u, u
+        player, children = sim.expand(s, path, (alpha, beta))
+        L, U = vmin, vmax
+        best_U, best_L = vmin, vmax
+        last = len(children) - 1
+        for k, (i, m, p) in enumerate(children):
+            if player is Player.CHANCE and "chance-parent-window" not in flags:
+                if "chance-initial-window" in flags:
+                    ca = max(vmin, (alpha - vmax) / p + vmax)
+                    cb = min(vmax, (beta - vmin) / p + vmin)
+                elif "chance-swapped-window" in flags:
+                    ca = max(vmin, (alpha - L) / p + vmin)
+                    cb = min(vmax, (beta - U) / p + vmax)
+                else:
+                    ca = max(vmin, (alpha - U) / p + vmax)
+                    cb = min(vmax, (beta - L) / p + vmin)
+            else:
+                ca, cb = alpha, beta
+            Lc, Uc = search(game.result(s, m), path + (i,), ca, cb)
+            if not path:
+                root_children.append((m, Lc, Uc))
+            if player is Player.MAX:
+                best_U = max(best_U, Uc)
+                L = max(L, Lc)
+            elif player is Player.MIN:
+                best_L = min(best_L, Lc)
+                U = min(U, Uc)
+            else:
+                L = L + p * (Lc - vmin)
+                U = U - p * (vmax - Uc)
+            if "no-narrowing" not in flags:
+                alpha = max(L, alpha)
+                beta = min(U, beta)
+            sim.out.tests[(path, i)] = (L, U, alpha, beta)
+            test = beta < alpha + eps if "strict-prune" in flags else beta <= alpha + eps
+            if player is Player.CHANCE and "no-chance-prune" in flags:
+                test = False
+            if k == last:
+                sim.out.last_test[path] = (alpha, beta, L, U, test)
+            if test and (k < last or "prune-last" in flags):
+                if "pruned-best" in flags:
+                    if player is Player.MAX:
+                        U = best_U
+                    elif player is Player.MIN:
+                        L = best_L
+                if k < last:
+                    sim.out.cut_after[path] = i
+                sim.out.returned[path] = (L, U)
+                return L, U
+        if "keep-bounds" not in flags:
+            if player is Player.MAX:
+                U = best_U
+            elif player is Player.MIN:
+                L = best_L
+        sim.out.returned[path] = (L, U)
+        return L, U
+
+    root = sim.root
+    L, U = search(root, (), vmin, vmax)
+    if not game.is_terminal(root) and game.turn(root) is not Player.CHANCE:
+        maximizing = game.turn(root) is Player.MAX
+        by_u = "move-by-U" in flags
+        best = None
+        for move, Lc, Uc in root_children:
+            if best is None:
+                best = (move, Lc, Uc)
+            elif by_u and (Uc > best[2] if maximizing else Lc < best[1]):
+                best = (move, Lc, Uc)
+            elif not by_u and (Lc > best[1] if maximizing else Uc < best[2]):
+                best = (move, Lc, Uc)
+        sim.out.move = best[0]
+    if "lower-is-U" in flags:
+        L = U
+    sim.out.lower, sim.out.upper = L, U
+    sim.out.value = L            # what star1_decision returns as its value
+
+
+# =============================================================================================
+# matching a student's run
+# =============================================================================================
+@dataclass(frozen=True)
+class Diagnosis:
+    """A named mistake that reproduces a student's run, and where it first shows."""
+
+    mistake: Mistake
+    """The catalogue entry."""
+    where: str
+    """Where it first shows, with the student's (simulated) numbers beside the reference's."""
+    node: Path | None
+    """That node (the drill's focus)."""
+    others: tuple[tuple[Mistake, str], ...] = ()
+    """Other catalogue mistakes that reproduce the run just as well, with where each shows."""
+    family: str = ""
+    """The search family (Star1's words never mention epsilon)."""
+
+    def text(self) -> str:
+        """The paragraph feedback adds."""
+        text = self._text()
+        if self.family == "star1":      # Star1 is BAB with epsilon = 0: no epsilon in its words
+            text = text.replace(" + epsilon", "").replace(", ignoring epsilon (that is Star1)", "")
+        return text
+
+    def _text(self) -> str:
+        if not self.others:
+            return (f"Likely mistake: {self.mistake.words}. A search with exactly this mistake "
+                    "visits the same nodes in the same order and returns what yours returned."
+                    + (f"\n{self.where}" if self.where else ""))
+        lines = [f"Likely mistake, one of these {len(self.others) + 1}: each reproduces your "
+                 "search exactly on this case (the same visits, in order, and the same result)."]
+        for i, (mistake, where) in enumerate(((self.mistake, self.where),) + self.others, 1):
+            lines.append(f"({chr(96 + i)}) {mistake.words}." + (f" {where}" if where else ""))
+        return "\n".join(lines)
+
+
+def _same(a: Any, b: Any) -> bool:
+    from .compare import same_number
+
+    if a is None or b is None:
+        return a is b
+    return same_number(a, b) or a == b
+
+
+def _matches(sim: Simulation, task: Any, events: tuple, returned: Any) -> bool:
+    if list(events) != sim.events:
+        return False
+    if task.returns == "value":
+        return _same(returned, sim.value)
+    if task.returns == "decision":
+        return _same(returned[0], sim.value) and _same_move(returned[1], sim.move)
+    return (_same(returned[0], sim.lower) and _same(returned[1], sim.upper)
+            and _same_move(returned[2], sim.move))
+
+
+def _same_move(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - a strange move object simply does not match
+        return False
+
+
+def _family(task: Any) -> str:
+    return task.reference
+
+
+def diagnose(task: Any, case: Case, events: tuple, returned: Any, reference: Any) -> Diagnosis | None:
+    """The catalogue mistake that reproduces a student's run, or None.
+
+    Parameters
+    ----------
+    task : Task
+        The exercise (:data:`course.grading.compare.TASKS`).
+    case : Case
+    events : tuple
+        The student's record.
+    returned
+        What the student's function returned (already checked for its shape).
+    reference : SearchResult
+        The reference search with its trace.
+
+    Returns
+    -------
+    Diagnosis or None
+        None when no mistake (or the correct search itself) reproduces the run,
+        when the case is too big, or for a task without a catalogue (depth limits).
+    """
+    family = _family(task)
+    if task.takes_depth or family not in ("minimax", "expectimax", "alphabeta", "star1", "bab"):
+        return None
+    order = task.order
+    base = simulate(family, case, None, order=order)
+    if base is None or _matches(base, task, events, returned):
+        return None       # the correct search reproduces it: the difference lies elsewhere
+    found = []
+    for mistake in _CATALOGUE:
+        if family not in mistake.searches:
+            continue
+        if task.returns == "value" and mistake.shows == "move":
+            continue
+        sim = simulate(family, case, mistake, order=order)
+        if sim is not None and _matches(sim, task, events, returned):
+            found.append((mistake, sim))
+    if not found:
+        return None
+    mistake, sim = found[0]
+    where, node = _where(mistake, sim, base, case, family)
+    others = tuple((m, _where(m, s, base, case, family)[0]) for m, s in found[1:3])
+    return Diagnosis(mistake, where, node, others, family)
+
+
+def _name(path: Path) -> str:
+    return format_path(path)
+
+
+def _fmt(x: Any) -> str:
+    from .compare import fmt
+
+    return fmt(x)
+
+
+def _window(w: tuple[Any, Any]) -> str:
+    return f"alpha = {_fmt(w[0])}, beta = {_fmt(w[1])}"
+
+
+def _bounds(pair: tuple[Any, Any]) -> str:
+    lo, hi = pair
+    return _fmt(lo) if lo == hi else f"[{_fmt(lo)}, {_fmt(hi)}]"
+
+
+def _order_key(sim: Simulation) -> dict[Path, int]:
+    return {path: i for i, (_, path) in reversed(list(enumerate(sim.events)))}
+
+
+def _where(mistake: Mistake, sim: Simulation, base: Simulation, case: Case,
+           family: str) -> tuple[str, Path | None]:
+    """Where the mistake first shows, in words with both searches' numbers."""
+    game = case.game
+    if mistake.shows == "window":
+        order = _order_key(sim)
+        for path in sorted(sim.windows, key=lambda p: order[p]):
+            mine, theirs = sim.windows[path], base.windows.get(path)
+            if theirs is not None and not (_same(mine[0], theirs[0]) and _same(mine[1], theirs[1])):
+                return (f"Where it first shows: your search entered node {_name(path)} with "
+                        f"{_window(mine)}; the reference enters it with {_window(theirs)}."
+                        + _chance_window_words(path, base, case, family), path[:-1] or path)
+    if mistake.shows == "cut":
+        order = _order_key(base)
+        nodes = sorted(set(sim.cut_after) | set(base.cut_after), key=lambda p: order.get(p, 1 << 30))
+        for path in nodes:
+            mine, theirs = sim.cut_after.get(path), base.cut_after.get(path)
+            if mine == theirs:
+                continue
+            if theirs is not None and (mine is None or path not in sim.windows):
+                what = (f"the reference stops at node {_name(path)} after child {theirs}; your "
+                        "search went on")
+            elif mine is not None and theirs is None:
+                what = (f"your search stopped at node {_name(path)} after child {mine}; the "
+                        "reference goes on")
+            else:
+                what = (f"at node {_name(path)} your search stopped after child {mine}, the "
+                        f"reference after child {theirs}")
+            child = theirs if theirs is not None else mine
+            numbers = _cut_numbers(path, child, sim, base, family, case)
+            if not numbers:
+                window = sim.windows.get(path)
+                numbers = f" (it entered that node with {_window(window)})" if window else ""
+            return f"Where it first shows: {what}{numbers}.", path
+    if mistake.shows == "returns":
+        order = {p: i for i, p in enumerate(sim.returned)}      # children before parents
+        for path in sorted(sim.returned, key=lambda p: order[p]):
+            mine, theirs = sim.returned[path], base.returned.get(path)
+            if theirs is None or (_same(mine[0], theirs[0]) and _same(mine[1], theirs[1])):
+                continue
+            extra = _returns_words(mistake, path, sim, base, case)
+            return (f"Where it first shows: node {_name(path)} returns {_bounds(mine)} in your "
+                    f"search, {_bounds(theirs)} in the reference.{extra}", path)
+        if sim.lower is not None and base.lower is not None:      # only the final answer differs
+            return (f"Where it shows: the search itself is the reference's; the root's bounds "
+                    f"[{_fmt(base.lower)}, {_fmt(base.upper)}] come out as your "
+                    f"[{_fmt(sim.lower)}, {_fmt(sim.upper)}].", ())
+    if mistake.shows == "move":
+        return (f"Where it shows: your search chose the move {sim.move!r}, the reference "
+                f"{base.move!r}.", ())
+    return "", None
+
+
+def _cut_numbers(path: Path, child: int, sim: Simulation, base: Simulation, family: str,
+                 case: Case) -> str:
+    """Both searches' numbers after ``child`` of ``path``: what the test compared."""
+    mine, theirs = sim.tests.get((path, child)), base.tests.get((path, child))
+    if mine is None or theirs is None:
+        return ""
+    if family == "alphabeta":
+        player = _player_at(case, path)
+        bound = "beta" if player is Player.MAX else "alpha"
+        k = 2 if player is Player.MAX else 1
+        if _same(mine[0], theirs[0]) and _same(mine[k], theirs[k]):
+            return (f": after child {child}, v = {_fmt(theirs[0])} and {bound} = {_fmt(theirs[k])} "
+                    "in both searches, so the difference is the test itself")
+        return (f": after child {child} the reference has v = {_fmt(theirs[0])}, {bound} = "
+                f"{_fmt(theirs[k])}; with this mistake your search has v = {_fmt(mine[0])}, "
+                f"{bound} = {_fmt(mine[k])}")
+    eps = 0 if family == "star1" else (case.epsilon or 0)
+    plus = f" + epsilon ({_fmt(eps)})" if family == "bab" else ""
+    if all(_same(a, b) for a, b in zip(mine, theirs)):
+        return (f": after child {child} both have L = {_fmt(theirs[0])}, U = {_fmt(theirs[1])}, "
+                f"alpha = {_fmt(theirs[2])}, beta = {_fmt(theirs[3])} (the reference prunes when "
+                f"beta <= alpha{plus}), so the difference is the test itself")
+    return (f": after child {child} the reference has L = {_fmt(theirs[0])}, U = {_fmt(theirs[1])}, "
+            f"alpha = {_fmt(theirs[2])}, beta = {_fmt(theirs[3])} (it prunes when beta <= "
+            f"alpha{plus}); with this mistake your search has L = {_fmt(mine[0])}, "
+            f"U = {_fmt(mine[1])}, alpha = {_fmt(mine[2])}, beta = {_fmt(mine[3])}")
+
+
+def _returns_words(mistake: Mistake, path: Path, sim: Simulation, base: Simulation,
+                   case: Case) -> str:
+    if mistake.key == "prune-last" and path in sim.last_test:
+        alpha, beta, L, U, _ = sim.last_test[path]
+        eps = case.epsilon or 0
+        test = (f"beta = {_fmt(beta)} <= alpha + epsilon = {_fmt(alpha)} + {_fmt(eps)}" if eps
+                else f"beta = {_fmt(beta)} <= alpha = {_fmt(alpha)}")
+        node = _player_at(case, path)
+        fix = ("U = best_U" if node is Player.MAX else "L = best_L" if node is Player.MIN
+               else "its bounds as they are")
+        return (f" After its last child, {test} holds, and your search returned at once as if it "
+                f"had pruned; but it has searched every child, so it must take {fix}: "
+                f"{_bounds(base.returned[path])}.")
+    return ""
+
+
+def _player_at(case: Case, path: Path) -> Player | None:
+    from .instrument import replay_path
+
+    try:
+        state = replay_path(case.game, path, case.state)
+        return None if case.game.is_terminal(state) else case.game.turn(state)
+    except Exception:  # noqa: BLE001 - only used to explain
+        return None
+
+
+def _chance_window_words(path: Path, base: Simulation, case: Case, family: str) -> str:
+    """The reference's child window below a chance node, as the formula with its numbers."""
+    if family not in ("star1", "bab") or not path:
+        return ""
+    parent = path[:-1]
+    if _player_at(case, parent) is not Player.CHANCE:
+        return ""
+    return (" Below a chance node the child's window is alpha = max(vmin, (alpha - U)/p + vmax), "
+            "beta = min(vmax, (beta - L)/p + vmin), with the chance node's current window and "
+            f"bounds L, U and the child's probability p (node {_name(parent)} is the chance node).")
+
+
+# =============================================================================================
+# what the record alone says about the student's window
+# =============================================================================================
+def window_hint(player: str, went_on: bool, v: Any, alpha: Any, beta: Any) -> str:
+    """What an alpha-beta node's visits say about the student's window there.
+
+    Parameters
+    ----------
+    player : ``"max"`` or ``"min"``
+    went_on : bool
+        True if the student's node went on to another child where the
+        reference stops; False if it stopped where the reference goes on.
+    v : number
+        The node's value so far (the reference's: the student visited the same
+        nodes up to there).
+    alpha, beta : numbers
+        The reference's window there.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> window_hint("min", True, 2, 3, float("inf"))
+    'Your search went on, so its test did not fire: with v = 2 its alpha there was below 2 (or it cuts only on a strict inequality, v < alpha); the reference has alpha = 3.'
+    """
+    if player == "max":
+        bound, op, ref = "beta", (">=", ">"), beta
+        if went_on:
+            return (f"Your search went on, so its test did not fire: with v = {_fmt(v)} its beta "
+                    f"there was above {_fmt(v)} (or it cuts only on a strict inequality, v > beta); "
+                    f"the reference has beta = {_fmt(ref)}.")
+        return (f"Your search stopped, so its test fired: with v = {_fmt(v)} its beta there was "
+                f"{_fmt(v)} or less; the reference has beta = {_fmt(ref)}.")
+    if went_on:
+        return (f"Your search went on, so its test did not fire: with v = {_fmt(v)} its alpha "
+                f"there was below {_fmt(v)} (or it cuts only on a strict inequality, v < alpha); "
+                f"the reference has alpha = {_fmt(alpha)}.")
+    return (f"Your search stopped, so its test fired: with v = {_fmt(v)} its alpha there was "
+            f"{_fmt(v)} or more; the reference has alpha = {_fmt(alpha)}.")
+
+
+# =============================================================================================
+# the drill that practises the rule
+# =============================================================================================
+#: Longest tree literal written into a drill call (longer trees use the case's recipe).
+TREE_LITERAL_LIMIT = 360
+
+
+def drill_call(kind: str, case: Case, *, focus: Path | None = None, node: Path | None = None) -> str:
+    """A one-line ``drill(...)`` call that sets up drill ``kind`` on the case's tree.
+
+    Explicit trees are written out (labels dropped, numbers kept) when short,
+    else rebuilt from the case's recipe; other games get a seeded drill of the
+    kind instead.
+
+    Examples
+    --------
+    >>> from course import parse_tree
+    >>> drill_call("pruning", Case("t", parse_tree([[3, 5], [3, 9]])), focus=(1,))
+    'from course.drills import drill; drill("pruning", tree=[[3, 5], [3, 9]], focus=(1,))'
+    """
+    game = case.game.game if isinstance(case.game, EvaluatedGame) else case.game
+    head = "from course.drills import drill; "
+    extra = ""
+    if kind == "bab":
+        eps = case.epsilon if case.epsilon is not None else 0
+        extra += f", epsilon={_literal_number(eps)}"
+    if kind == "star1" and node is not None:
+        extra += f", node={node!r}"
+    if focus is not None:
+        extra += f", focus={focus!r}"
+    if not isinstance(game, TreeGame):
+        return f'{head}drill("{kind}", level=3)'
+    if case.state is not None:
+        return f'{head}drill("{kind}", level=3)'
+    literal = _tree_literal(game, plain=kind in ("minimax", "pruning", "window"))
+    if len(literal) > TREE_LITERAL_LIMIT and case.recipe and case.recipe.startswith("course."):
+        module = case.recipe.split("(")[0].rsplit(".", 1)[0]
+        return f'import {module}; {head}drill("{kind}", tree={case.recipe}{extra})'
+    return f'{head}drill("{kind}", tree={literal}{extra})'
+
+
+def _literal_number(x: Any) -> str:
+    if isinstance(x, Fraction):
+        return f'"{x.numerator}/{x.denominator}"' if x.denominator != 1 else str(x.numerator)
+    return repr(x)
+
+
+def _tree_literal(game: TreeGame, *, plain: bool) -> str:
+    import json
+
+    if plain:
+        nested = _nested(game.root, "max")
+        if nested is not None:
+            return json.dumps(nested)
+
+    def strip(node: Any) -> Any:
+        if node.is_leaf:
+            return _json_value(node.value)
+        if node.kind == "chance":
+            return {"chance": [[_probability(p), strip(c)]
+                               for p, c in zip(node.probabilities, node.children)]}
+        return {node.kind: [strip(c) for c in node.children]}
+
+    obj = {"tree": strip(game.root), "bounds": [_json_value(game.vmin), _json_value(game.vmax)]}
+    return json.dumps(obj)
+
+
+def _nested(node: Any, expect: str) -> Any:
+    """The tree as nested lists (MAX root, players alternating, integer leaves), else None."""
+    if node.is_leaf:
+        return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
+    if node.kind != expect:
+        return None
+    items = [_nested(c, "min" if expect == "max" else "max") for c in node.children]
+    return None if any(i is None for i in items) else items
+
+
+def _probability(p: Any) -> Any:
+    """A probability as the drill reads it: ``"1/3"`` for a fraction (exact, and short)."""
+    if isinstance(p, Fraction) and p.denominator != 1:
+        return f"{p.numerator}/{p.denominator}"
+    if isinstance(p, float):
+        near = Fraction(p).limit_denominator(1000)
+        if abs(float(near) - p) <= 1e-12 and near.denominator != 1:
+            return f"{near.numerator}/{near.denominator}"
+    return p
+
+
+def _json_value(x: Any) -> Any:
+    if isinstance(x, Fraction):
+        return x.numerator if x.denominator == 1 else float(x)
+    return x
+
