@@ -13,13 +13,16 @@ its own namespaces     ``--unshare-all``: user, PID (every process it starts die
 no privileges          ``--cap-drop ALL``, an unprivileged uid, ``--new-session`` (no terminal);
                        a grader running as root starts it as ``nobody``
 the Python runtime     the standard library and ``/usr``, read-only (the grader's own Python,
-                       or ``/usr/bin/python3`` under root); no site-packages, so no
-                       ``course``, no nbgrader, no ``.pth`` files
+                       or ``/usr/bin/python3`` under root); the students' packages (the
+                       course environment's site-packages: numpy, ...) read-only, with the
+                       ``course`` package hidden and no ``.pth`` file run
 one program            :mod:`course.sandbox.inside`, read-only
-a private folder       an empty writable ``/work`` (deleted after the job), a private ``/tmp``
+a private folder       an empty writable ``/work``, a private ``/tmp`` and ``/dev/shm``: tmpfs
+                       of a fixed size (:class:`Limits`); ``/`` and ``/dev`` read-only
 nothing else           no HOME, no course directory (``solutions/``, gradebook, other
                        submissions, exchange), no Jupyter runtime files; a clean environment
-limits                 address space, file size, number of processes, CPU time (``setrlimit``)
+limits                 address space, file size, number of processes, CPU time (``setrlimit``);
+                       memory of all its processes, bytes read back (the grader's side)
 =====================  ======================================================================
 """
 
@@ -36,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Limits", "SandboxUnavailable", "bwrap_path", "sandbox_command", "check_sandbox",
-           "limit_resources", "sandbox_tmp", "INSIDE", "SANDBOX_UID"]
+           "limit_resources", "sandbox_tmp", "student_packages", "INSIDE", "SANDBOX_UID"]
 
 INSIDE = Path(__file__).with_name("inside.py")
 """The program run inside the sandbox."""
@@ -58,6 +61,20 @@ class Limits:
     """Processes and threads of its user namespace (RLIMIT_NPROC)."""
     cpu_seconds: int = 600
     """CPU time of each process (RLIMIT_CPU); wall-clock limits are the grader's."""
+    memory_total_bytes: int = 2048 * 1024 * 1024
+    """Resident memory of all its processes together (measured by the grader every 0.2 s)."""
+    work_bytes: int = 64 * 1024 * 1024
+    """Size of its writable ``/work`` (a tmpfs: memory, never the grader's disk)."""
+    tmp_bytes: int = 64 * 1024 * 1024
+    """Size of its ``/tmp`` (and, the same again, of ``/dev/shm``), both tmpfs."""
+    read_bytes: int = 256 * 1024 * 1024
+    """Bytes the grader reads back from one sandbox in all."""
+    message_bytes: int = 1024 * 1024
+    """Bytes of one message (one value returned, one request) the grader reads back."""
+    message_nodes: int = 50_000
+    """Values (numbers, strings, list items...) in one message the grader reads back."""
+    output_chars: int = 20_000
+    """Characters of what one call of the student's function printed that reach a report."""
 
 
 def bwrap_path() -> str | None:
@@ -95,14 +112,50 @@ def _sandbox_python() -> tuple[str, str]:
     return _python()
 
 
-def sandbox_command(workdir: str | os.PathLike, *, bwrap: str | None = None,
-                    program: str | os.PathLike | None = None,
+def student_packages() -> list[str]:
+    """The folders of third-party packages the students' environment offers (read-only inside).
+
+    The course's own environment (the one ``make lab`` gives students): its ``site-packages``,
+    so that an answer that imports numpy works when graded as it did under Validate.  Only
+    when the sandbox runs the grader's own interpreter (packages are built for it); the
+    ``course`` package itself is hidden in them (:func:`sandbox_command`).
+    """
+    import stat
+
+    exe = os.path.basename(_sandbox_python()[0])
+    if exe != f"python{sys.version_info.major}.{sys.version_info.minor}":
+        return []                      # another Python than the packages were installed for
+    found = []
+    for key in ("purelib", "platlib"):
+        path = os.path.realpath(sysconfig.get_paths()[key])
+        if not os.path.isdir(path) or path in found:
+            continue
+        if os.geteuid() == 0:          # the sandbox runs as nobody: it must be able to enter
+            try:
+                if not all(Path(folder).stat().st_mode & stat.S_IXOTH
+                           for folder in [path, *map(str, Path(path).parents)]):
+                    continue
+            except OSError:
+                continue
+        found.append(path)
+    return found
+
+
+#: Environment of the sandbox's Python besides the clean basics: one thread per numeric library.
+SANDBOX_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+               "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp"}
+
+
+def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | None = None,
+                    program: str | os.PathLike | None = None, limits: Limits = Limits(),
                     args: tuple[str, ...] = ("/grader/inside.py",)) -> list[str]:
     """The command that runs :mod:`course.sandbox.inside` (or Python with ``args``) in a sandbox.
 
-    ``workdir`` (an empty folder of the grader's) becomes the sandbox's
-    writable ``/work``; ``program`` (a folder holding a copy of ``inside.py``,
-    readable by the sandbox's user) its read-only ``/grader``.
+    The sandbox's writable ``/work``, ``/tmp`` and ``/dev/shm`` are tmpfs of the sizes
+    ``limits`` gives; everything else is read-only (``/``, ``/dev``, ``/usr``, the students'
+    packages).  ``program`` (a folder holding a copy of ``inside.py``, readable by the
+    sandbox's user) is its read-only ``/grader``.  ``workdir`` is not used (kept for callers
+    of earlier versions: nothing of the grader's disk is writable inside).
     """
     bwrap = bwrap or bwrap_path()
     if bwrap is None:
@@ -128,15 +181,30 @@ def sandbox_command(workdir: str | os.PathLike, *, bwrap: str | None = None,
     if not stdlib.startswith((prefix + os.sep, "/usr/")):
         command += ["--ro-bind", stdlib, stdlib]
     command += [
-        "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-        "--bind", str(Path(workdir).resolve()), "/work",
+        "--proc", "/proc", "--dev", "/dev",
+        "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/dev/shm",
+        "--remount-ro", "/dev",
+        "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
+        "--perms", "0777", "--size", str(limits.work_bytes), "--tmpfs", "/work",
+    ]
+    packages = student_packages()      # after /work and /tmp, which they may lie under
+    for path in packages:
+        if not path.startswith((prefix + os.sep, "/usr/")):
+            command += ["--ro-bind", path, path]
+        if os.path.isdir(os.path.join(path, "course")):      # an installed course: not inside
+            command += ["--tmpfs", os.path.join(path, "course"),
+                        "--remount-ro", os.path.join(path, "course")]
+    command += [
         *(["--ro-bind", str(Path(program).resolve()), "/grader"] if program is not None else []),
+        "--remount-ro", "/",
         "--chdir", "/work", "--clearenv",
         "--setenv", "HOME", "/work", "--setenv", "PATH", "/usr/bin:/bin",
         "--setenv", "PYTHONHASHSEED", "0", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
-        "--setenv", "LANG", "C.UTF-8",
-        exe, "-I", "-S", "-X", "utf8", *args,
+        "--setenv", "LANG", "C.UTF-8", "--setenv", "COURSE_STUDENT_PATH", os.pathsep.join(packages),
     ]
+    for key, value in SANDBOX_ENV.items():
+        command += ["--setenv", key, value]
+    command += [exe, "-I", "-S", "-X", "utf8", *args]
     return command
 
 

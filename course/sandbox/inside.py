@@ -18,6 +18,10 @@ Messages from the grader, and the answers::
         -> {"op": "ran", "stdout": ..., "error": null or {"type", "message", "traceback"}}
     {"op": "names"}
         -> {"op": "names", "names": [the callables the cells defined]}
+    {"op": "fork"}
+        -> {"op": "forked"} from a child process, which serves the next messages until
+           {"op": "exit"}; then {"op": "joined", "status": s} from this process (one test's
+           student-side state never reaches the next test)
     {"op": "call", "name": "minimax_value", "args": [...], "timeout": s}
         -> any number of {"op": "game"/"callback", ...} requests, each answered by the
            grader with {"op": "reply", "value": ...} or {"op": "raise", "type", "message"}
@@ -368,8 +372,38 @@ class Runner:
             elif op == "forget":
                 self.proxies.clear()
                 self.children.clear()
+            elif op == "fork":
+                self.fork()
             elif op == "exit":
                 return
+
+    def fork(self):
+        """Serve one test in a child process: nothing it does to the student's state outlives it.
+
+        The child answers ``{"op": "forked"}`` and serves until the grader sends ``exit``; this
+        process waits for it, then says ``{"op": "joined", "status": ...}`` and serves on with the
+        state the cells left (the next test starts from it again).
+        """
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                self.channel.send({"op": "forked"})
+                self.serve()
+            finally:
+                os._exit(0)
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+            except ChildProcessError:
+                status = -1
+                break
+        self.proxies.clear()
+        self.children.clear()
+        self.channel.send({"op": "joined", "status": status})
 
 
 def plain_python(source):
@@ -548,6 +582,8 @@ def main():
     # the student-facing part of the course (game model, examples) sits beside this file; the
     # rest of the course is absent, and its names are stand-ins
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    # the students' packages (numpy, ...), read-only, after the standard library
+    sys.path += [p for p in os.environ.get("COURSE_STUDENT_PATH", "").split(os.pathsep) if p]
     sys.meta_path.append(_CourseFinder())
     global Player
     try:

@@ -28,21 +28,25 @@ from __future__ import annotations
 
 import builtins
 import collections
+import json
 import os
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any
 
 from .bwrap import INSIDE, Limits, limit_resources, sandbox_command, sandbox_tmp
-from .inside import MESSAGE_LIMIT, decode, encode
+from .inside import decode, encode
 
-__all__ = ["StudentSession", "RemoteFunction", "StudentCodeError", "CellResult", "SessionError"]
+__all__ = ["StudentSession", "RemoteFunction", "StudentCodeError", "CellResult", "SessionError",
+           "SubmissionLimitError"]
 
 GAME_METHODS = frozenset({"initial_state", "turn", "moves", "chance_outcomes", "result",
                           "is_terminal", "utility", "evaluate", "describe_move"})
@@ -56,8 +60,31 @@ MAX_RESTARTS = 20
 """A submission whose code kills its process more often than this is not graded further."""
 
 
+#: Seconds a read from the sandbox may wait beyond the operation's own time limit.
+READ_MARGIN = 5.0
+
+
 class SessionError(RuntimeError):
-    """The sandboxed process broke the protocol, died, or could not start."""
+    """The sandboxed process broke the protocol, died, hit a limit, or could not start.
+
+    ``str(exc)`` says what happened in the student's terms; ``exc.student_traceback`` is the
+    same one line (the grader's own frames are never shown to the student).
+    """
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message)
+        self.student_traceback = f"{type(self).__name__}: {message}"
+
+
+class SubmissionLimitError(SessionError):
+    """The submission ran into one of its caps (time, memory, data sent back)."""
+
+
+def _capped(session: "StudentSession", message: str) -> SubmissionLimitError:
+    """Stop the sandbox for a cap it reached, remember it, and the error to raise."""
+    session.limit_hit = session.limit_hit or message
+    session.close()
+    return SubmissionLimitError(message)
 
 
 class StudentCodeError(Exception):
@@ -126,14 +153,26 @@ class StudentSession:
     limits : Limits
         Memory, file size, process count and CPU limits.
     cell_timeout : float
-        Seconds each cell may run.
+        Seconds each cell may run (and each read from the sandbox may wait, plus
+        :data:`READ_MARGIN`).
+    deadline : float, optional
+        ``time.monotonic()`` after which nothing more is read from the sandbox: the
+        submission's own time limit (:class:`SubmissionLimitError`).
     """
 
     def __init__(self, *, sandbox: bool = True, limits: Limits = Limits(),
-                 cell_timeout: float = 60.0) -> None:
+                 cell_timeout: float = 60.0, deadline: float | None = None) -> None:
         self.sandbox = sandbox
         self.limits = limits
         self.cell_timeout = cell_timeout
+        self.deadline = deadline
+        self.bytes_read = 0
+        self.stopped_for: str | None = None
+        self.limit_hit: str | None = None
+        """Set once a cap of the submission was reached (the time limit, memory, bytes read)."""
+        self._buffer = bytearray()
+        self._isolated = False
+        self._monitor: threading.Thread | None = None
         self.proc: subprocess.Popen | None = None
         self.workdir: str | None = None
         self.tmp: str | None = None
@@ -149,6 +188,7 @@ class StudentSession:
         self._calls = 0
         self.restarts = 0
         self.last_lines: int | None = None
+        self._wants_isolation = False
 
     # -- process -------------------------------------------------------------
     def start(self) -> None:
@@ -168,20 +208,34 @@ class StudentSession:
             for name in files:
                 os.chmod(os.path.join(folder, name), 0o644)
         if self.sandbox:
-            command = sandbox_command(self.workdir, program=program)
+            command = sandbox_command(self.workdir, program=program, limits=self.limits)
         else:
             command = [sys.executable, "-I", "-S", str(INSIDE)]
+        from .bwrap import SANDBOX_ENV, student_packages
+
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **SANDBOX_ENV,
+               "COURSE_STUDENT_PATH": os.pathsep.join(student_packages())}
         try:
             self.proc = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 cwd=self.workdir, preexec_fn=limit_resources(self.limits, drop_root=self.sandbox),
-                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}, start_new_session=True)
+                env=env, start_new_session=True)
         except OSError as exc:
             raise SessionError(f"the sandbox could not start: {exc}") from None
+        self._buffer = bytearray()
+        self._isolated = False
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        os.set_blocking(self.proc.stdin.fileno(), False)
+        if self.limits.memory_total_bytes:
+            self._monitor = threading.Thread(target=_watch_memory, args=(self, self.proc),
+                                             daemon=True)
+            self._monitor.start()
 
     def close(self) -> None:
         """Stop the process (and, with it, everything the student's code started)."""
         proc, self.proc = self.proc, None
+        self._isolated = False
+        self._buffer = bytearray()
         if proc is not None:
             if proc.poll() is None:
                 try:
@@ -208,16 +262,43 @@ class StudentSession:
         self.close()
 
     # -- protocol --------------------------------------------------------------
-    def _send(self, message: dict) -> None:
-        import json
+    def _limit(self, timeout: float | None) -> float:
+        """The absolute time the next read or write may wait until; past the submission's deadline
+        it raises :class:`SubmissionLimitError`."""
+        now = time.monotonic()
+        end = now + (timeout if timeout is not None else self.cell_timeout) + READ_MARGIN
+        if self.deadline is not None:
+            if now >= self.deadline:
+                raise _capped(self, "the submission reached its time limit for grading and "
+                                    "was stopped")
+            end = min(end, self.deadline)
+        return end
 
+    def _send(self, message: dict, timeout: float | None = None) -> None:
         if self.proc is None:
             raise SessionError("the sandbox is not running")
-        try:
-            self.proc.stdin.write((json.dumps(message) + "\n").encode("utf-8"))
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise SessionError(self._death()) from None
+        data = memoryview((json.dumps(message) + "\n").encode("utf-8"))
+        end = self._limit(timeout)
+        fd = self.proc.stdin.fileno()
+        while data:
+            wait = end - time.monotonic()
+            if wait <= 0 or not select.select([], [fd], [], wait)[1]:
+                raise SessionError(self._silent())
+            try:
+                sent = os.write(fd, data)
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError):
+                raise SessionError(self._death()) from None
+            data = data[sent:]
+
+    def _silent(self) -> str:
+        """Why the sandbox stopped answering (a limit that stopped it, or the grader's clock)."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise _capped(self, "the submission reached its time limit for grading and was "
+                                "stopped")
+        self.close()
+        return "your code's process stopped answering in time and was stopped"
 
     def _death(self) -> str:
         code = None
@@ -226,27 +307,80 @@ class StudentSession:
                 code = self.proc.wait(timeout=5)      # its pipe closed: it is ending
             except subprocess.TimeoutExpired:
                 code = None
+        if self.stopped_for:
+            return self.stopped_for
         if code is not None and code < 0:
             return f"your code's process was killed by signal {-code} (memory or CPU limit?)"
         if code is not None:
             return f"your code ended its Python process (exit status {code})"
         return "your code's process stopped answering"
 
-    def _receive(self) -> dict:
-        import json
+    def _readline(self, timeout: float | None) -> bytes:
+        """One line from the sandbox, waiting at most until :meth:`_limit`; at most
+        ``limits.message_bytes`` long, and ``limits.read_bytes`` in all for the session."""
+        end = self._limit(timeout)
+        cap = self.limits.message_bytes
+        fd = self.proc.stdout.fileno()
+        while True:
+            newline = self._buffer.find(b"\n", 0, cap + 1)
+            if newline >= 0:
+                line = bytes(self._buffer[:newline + 1])
+                del self._buffer[:newline + 1]
+                return line
+            if len(self._buffer) > cap:
+                raise _capped(self, f"your code sent more than {_size(cap)} to the grader at once")
+            wait = end - time.monotonic()
+            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+                raise SessionError(self._silent())
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                raise SessionError(self._death())
+            self.bytes_read += len(chunk)
+            if self.bytes_read > self.limits.read_bytes:
+                raise _capped(self, f"your code sent more than {_size(self.limits.read_bytes)} "
+                                    "to the grader in all (the limit for one submission)")
+            self._buffer += chunk
 
-        line = self.proc.stdout.readline(MESSAGE_LIMIT + 1)
-        if not line:
-            raise SessionError(self._death())
-        if len(line) > MESSAGE_LIMIT or not line.endswith(b"\n"):
-            raise SessionError("your code sent too much data at once")
+    def _receive(self, timeout: float | None = None) -> dict:
+        if self.proc is None:
+            raise SessionError("the sandbox is not running")
+        line = self._readline(timeout)
         try:
             message = json.loads(line)
         except ValueError:
             raise SessionError("the sandbox sent something that is not a message") from None
         if not isinstance(message, dict):
             raise SessionError("the sandbox sent something that is not a message")
+        if message.get("op") == "joined":          # the test's process ended under us
+            self._isolated = False
+            raise SessionError(_ended(message.get("status")))
+        if _nodes(message, self.limits.message_nodes) > self.limits.message_nodes:
+            raise _capped(self, f"your code sent a value of more than "
+                                f"{self.limits.message_nodes} parts to the grader at once")
         return message
+
+    # -- one test at a time -------------------------------------------------
+    def isolated(self) -> "_Isolated":
+        """A context in which the student's functions run in a copy of the process (a fork):
+        nothing they store or change there reaches the next test.
+
+        >>> from course.sandbox import StudentSession, sandbox_available
+        >>> with StudentSession(sandbox=sandbox_available()) as session:
+        ...     _ = session.load(["seen = []\\ndef f(x):\\n    seen.append(x)\\n    return len(seen)"])
+        ...     f = session.function("f")
+        ...     with session.isolated():
+        ...         first = f(1), f(2)
+        ...     with session.isolated():
+        ...         second = f(3)
+        ...     first, second
+        ((1, 2), 1)
+        """
+        return _Isolated(self)
 
     # -- handles ---------------------------------------------------------------
     def _handle(self, obj: Any) -> dict:
@@ -353,7 +487,9 @@ class StudentSession:
         watchdog.start()
         try:
             self._send({"op": "cell", "source": source, "timeout": self.cell_timeout})
-            return self._receive(), False
+            return self._receive(self.cell_timeout), False
+        except SubmissionLimitError:
+            raise
         except SessionError as exc:
             exc.timed_out = watchdog.finished.is_set()
             raise
@@ -363,6 +499,8 @@ class StudentSession:
     def _run_cell(self, source: str) -> CellResult:
         try:
             message, _ = self._exchange_cell(source)
+        except SubmissionLimitError:
+            raise
         except SessionError as exc:
             timed_out = getattr(exc, "timed_out", False)
             why = (f"this cell ran longer than {self.cell_timeout:g} seconds and was stopped"
@@ -401,6 +539,8 @@ class StudentSession:
         """
         if self.proc is None or self.proc.poll() is not None:
             self.restart()
+        if self._wants_isolation and not self._isolated:
+            self._fork()                   # this test's own copy of the process
         self._objects, self._handles = [], {}
         from ..game import Game
 
@@ -418,7 +558,10 @@ class StudentSession:
         try:
             return self._serve(call_id)
         except BaseException:
-            self.close()                   # stopped mid-call: its state is unknown
+            if self._isolated or not self._wants_isolation or self.proc is None \
+                    or self.proc.poll() is not None:
+                self.close()               # stopped mid-call: its state is unknown
+            # else only the test's copy of the process ended: the cells' state is intact
             raise
         finally:
             self._objects, self._handles, self._game = [], {}, None
@@ -432,16 +575,48 @@ class StudentSession:
             if op in ("game", "callback", "note"):
                 self._answer(message)
             elif op == "return":
-                _print(message.get("stdout"))
+                self._print(message.get("stdout"))
                 lines = message.get("lines")
                 self.last_lines = lines if isinstance(lines, int) and not isinstance(lines, bool) else None
                 return decode(message.get("value"), self._resolve)
             elif op == "error":
-                _print(message.get("stdout"))
+                self._print(message.get("stdout"))
                 raise _student_error(message.get("type", "Exception"), message.get("message", ""),
                                      message.get("traceback", ""))
             else:
                 raise SessionError(f"the sandbox sent an unknown request {str(op)[:40]!r}")
+
+    def _print(self, text: Any) -> None:
+        """What the student's function printed, to the grader's standard output (the check
+        shows it with its report), unless the session is quiet (hidden tests), at most
+        ``limits.output_chars`` characters per call."""
+        if isinstance(text, str) and text and not self.quiet:
+            cap = self.limits.output_chars
+            sys.stdout.write(text if len(text) <= cap else
+                             text[:cap] + f"\n... ({len(text) - cap} more characters not shown)\n")
+
+    quiet = False
+    """True while a hidden test runs: nothing the student's code prints is passed on."""
+
+    def _fork(self) -> None:
+        self._send({"op": "fork"})
+        message = self._receive()
+        if message.get("op") != "forked":
+            raise SessionError("the sandbox did not start the test")
+        self._isolated = True
+
+    def _join(self) -> None:
+        if self.proc is None or not self._isolated:
+            return
+        self._send({"op": "exit"})
+        while True:
+            try:
+                self._receive()
+            except SessionError as exc:
+                if self._isolated:         # not the end of the test's process: stop all
+                    self.close()
+                    raise exc from None
+                return                     # "joined": the state of the cells is back
 
     def _answer(self, message: dict) -> None:
         from ..errors import CourseError
@@ -584,9 +759,99 @@ def _no_handle(value: Any) -> Any:
     raise TypeError(f"not plain data: {type(value).__name__}")
 
 
-def _print(text: Any) -> None:
-    if isinstance(text, str) and text:
-        sys.stdout.write(text)
+def _size(n: int) -> str:
+    return f"{n / 1024 / 1024:g} MB"
+
+
+def _ended(status: Any) -> str:
+    """Why a test's process (a fork of the sandbox's) ended, from its wait status."""
+    if isinstance(status, int) and status >= 0 and os.WIFSIGNALED(status):
+        return (f"your code's process was killed by signal {os.WTERMSIG(status)} "
+                "(memory or CPU limit?)")
+    if isinstance(status, int) and status >= 0 and os.WIFEXITED(status):
+        return f"your code ended its Python process (exit status {os.WEXITSTATUS(status)})"
+    return "your code's process ended"
+
+
+def _nodes(data: Any, limit: int) -> int:
+    """How many values ``data`` (decoded JSON) holds, counting up to just past ``limit``."""
+    count, todo = 0, [data]
+    while todo and count <= limit:
+        item = todo.pop()
+        count += 1
+        if isinstance(item, list):
+            todo.extend(item)
+        elif isinstance(item, dict):
+            todo.extend(item.values())
+            count += len(item)
+    return count
+
+
+def _tree_memory(pid: int) -> int:
+    """Resident memory of ``pid`` and every process below it, in bytes (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    page = os.sysconf("SC_PAGE_SIZE")
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                fields_ = handle.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields_[1]), []).append(int(entry))
+            rss[int(entry)] = int(fields_[21]) * page
+        except (OSError, ValueError, IndexError):
+            continue
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        total += rss.get(current, 0)
+        todo.extend(children.get(current, ()))
+    return total
+
+
+MEMORY_POLL = 0.2
+"""Seconds between two measures of a sandbox's memory (:attr:`Limits.memory_total_bytes`)."""
+
+
+def _watch_memory(session: "StudentSession", proc: subprocess.Popen) -> None:
+    """Stop the sandbox when its processes together hold more than the memory cap."""
+    cap = session.limits.memory_total_bytes
+    while proc.poll() is None and session.proc is proc:
+        if _tree_memory(proc.pid) > cap:
+            session.stopped_for = (f"your code used more than {_size(cap)} of memory (the limit "
+                                   "for one submission) and was stopped")
+            session.limit_hit = session.limit_hit or session.stopped_for
+            _kill_group(proc)
+            return
+        time.sleep(MEMORY_POLL)
+
+
+class _Isolated:
+    """See :meth:`StudentSession.isolated`."""
+
+    def __init__(self, session: StudentSession) -> None:
+        self.session = session
+
+    def __enter__(self) -> StudentSession:
+        session = self.session
+        session._wants_isolation = True
+        if session.proc is not None and session.proc.poll() is None:
+            session._fork()
+        return session
+
+    def __exit__(self, *exc: Any) -> None:
+        session = self.session
+        session._wants_isolation = False
+        try:
+            session._join()
+        except SessionError:
+            if exc[0] is None:
+                raise
 
 
 class RemoteFunction:
@@ -597,7 +862,10 @@ class RemoteFunction:
         self.__name__ = self.__qualname__ = name
 
     def __call__(self, *args: Any) -> Any:
-        return self.session.call(self.name, args)
+        try:
+            return self.session.call(self.name, args)
+        except SessionError as exc:
+            raise exc.with_traceback(None) from None     # the student's terms, no grader frames
 
     def counted(self, *args: Any) -> tuple[Any, int | None]:
         """Call it and count the lines of Python it runs: ``(value, lines)``; ``lines`` is -1

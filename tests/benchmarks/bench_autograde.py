@@ -50,13 +50,12 @@ def main(argv: list[str] | None = None) -> None:
     from course.grading.autograde import autograde
     from course.grading.course_dir import course_layout
     from course.grading.release import release
-    from test_grading_support import read_cells
+    from test_grading_support import copy_course, read_cells
 
     with tempfile.TemporaryDirectory(prefix="bench-autograde-") as tmp:
-        root = Path(tmp)
-        shutil.copytree(ROOT / "solutions", root / "solutions")
-        shutil.copytree(ROOT / "exercises", root / "exercises")
-        shutil.copy(ROOT / "nbgrader_config.py", root)
+        root = Path(tmp) / "course"
+        os.environ["COURSE_GRADING_APPROVALS"] = str(Path(tmp) / "approvals")
+        copy_course(root)                    # approved for grading, as make approve-config does
         release(root, release_directory=root / "regenerated")   # fills the gradebook
         expected = {}
         kinds = {"honest": 0, "wrong": 0, "hostile": 0}
@@ -77,9 +76,16 @@ def main(argv: list[str] | None = None) -> None:
                     nb.cells.insert(3, nbformat.v4.new_code_cell(HOSTILE))
                 nbformat.write(nb, str(target / solution.name))
                 expected[(target.parent.name, name)] = points
-        start = time.perf_counter()
+        import resource
+
+        def cpu() -> float:
+            own, kids = (resource.getrusage(resource.RUSAGE_SELF),
+                         resource.getrusage(resource.RUSAGE_CHILDREN))
+            return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+        start, cpu_start = time.perf_counter(), cpu()
         records = autograde(root, jobs=args.jobs)
-        total = time.perf_counter() - start
+        total, cpu_total = time.perf_counter() - start, cpu() - cpu_start
         layout = course_layout(root)
         wrong = []
         with Gradebook(layout.db_url, layout.course_id) as gb:
@@ -96,6 +102,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{args.students} students ({kinds}), {len(records)} submissions, {args.jobs} jobs, "
           f"{os.cpu_count()} cores: {total:.1f} s wall, {total / len(records):.2f} s per submission "
           f"(median {statistics.median(per):.2f} s per submission in a worker)")
+    print(f"  CPU time (grader, workers and sandboxes): {cpu_total:.0f} s, "
+          f"{cpu_total / len(records):.2f} s per submission; on 2 idle cores that is about "
+          f"{cpu_total / 2:.0f} s of wall clock")
     slowest = max(records, key=lambda r: r.seconds)
     print(f"  in workers: {sum(per):.0f} s in all, slowest {slowest.seconds:.1f} s "
           f"({slowest.student}/{slowest.assignment})")

@@ -63,7 +63,7 @@ KERNEL_STEPS = ("nbgrader.preprocessors.Execute", "nbgrader.preprocessors.execut
                 "nbconvert.preprocessors.ExecutePreprocessor",
                 "nbconvert.preprocessors.execute.ExecutePreprocessor")
 #: Settings of the sandboxed step that a run sets itself (not part of the policy).
-RUN_SETTINGS = ("cell_timeout", "secret_root")
+RUN_SETTINGS = ("cell_timeout", "secret_root", "submission_timeout")
 #: What the policy holds: configuration section -> traits (None: every trait of the section).
 POLICY_TRAITS: dict[str, tuple[str, ...] | None] = {
     "Autograde": ("autograde_preprocessors", "sanitize_preprocessors"),

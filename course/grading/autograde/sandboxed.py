@@ -37,6 +37,7 @@ import io
 import os
 import re
 import secrets
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -44,14 +45,15 @@ from typing import Any
 
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
-from traitlets import Float, Unicode
+from traitlets import Float, Integer, Unicode
 
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 
 from ...errors import CourseError
 from ...sandbox import StudentSession
 from ...sandbox.inside import plain_python
-from ...sandbox.session import SessionError
+from ...sandbox.bwrap import Limits
+from ...sandbox.session import SessionError, SubmissionLimitError
 
 __all__ = ["SandboxedGrade", "allow_grading_without_sandbox", "HideHiddenTests", "split_hidden", "course_secret", "salted", "grade_notebook",
            "GRADEBOOK_LOCK"]
@@ -224,7 +226,8 @@ def _run_code(code: str, namespace: dict, filename: str) -> tuple[str, BaseExcep
 
 
 def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = True,
-                   cell_timeout: float = 60.0, log: Any = None) -> list[dict]:
+                   cell_timeout: float = 60.0, log: Any = None,
+                   deadline: float | None = None, limits: Limits | None = None) -> list[dict]:
     """Grade one notebook's cells; the outputs each code cell gets.
 
     Parameters
@@ -235,29 +238,70 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
         used for test and locked cells.
     secret : str or None
         The course secret for hidden cases (None: hidden tests use their seeds).
+    deadline : float, optional
+        ``time.monotonic()`` by which the notebook must be graded (the instructor's
+        time limit for a submission, whatever its number of cells).
+    limits : Limits, optional
+        The sandbox's caps (memory, files, bytes read back, ...).
 
     Returns
     -------
     list of dict
         For each cell: ``{"outputs": [...], "passed": bool | None, "hidden_failed": bool}``.
+
+    Raises
+    ------
+    SubmissionLimitError
+        If the submission reached one of its caps (the time limit, memory, the bytes the
+        grader reads back): it is not graded, and the message says which.
+
+    Each test cell runs in its own copy of the student's process (visible tests, then hidden
+    tests, each apart): nothing the student's code stores while one runs reaches another, and
+    nothing it prints during hidden tests is kept.
     """
     results: list[dict] = [{"outputs": [], "passed": None, "hidden_failed": False} for _ in cells]
     to_sandbox = [(i, c["trusted_source"] if c["kind"] == "locked" else c["source"])
                   for i, c in enumerate(cells) if c["kind"] != "test"]
-    session = StudentSession(sandbox=sandbox, cell_timeout=cell_timeout)
+    session = StudentSession(sandbox=sandbox, cell_timeout=cell_timeout, deadline=deadline,
+                             limits=limits or Limits())
     try:
         try:
             ran = session.load([source for _, source in to_sandbox])
+        except SubmissionLimitError:
+            raise
         except SessionError as exc:
             ran = []
             session.names = []
             if log:
                 log(f"the student's code could not be run: {exc}")
+        _stop_at_limit(session)
+        # The grader's namespace: the instructor's locked cells (what they print is their
+        # printout, where the sandbox lacks the course's tools), then the student's functions.
+        namespace: dict[str, Any] = {"__name__": "__grader__"}
+        locked_printout: dict[int, str] = {}
+        for i, cell in enumerate(cells):
+            if cell["kind"] == "locked":
+                printed, exc = _run_code(plain_python(cell["trusted_source"]), namespace,
+                                         f"<locked cell {i + 1}>")
+                if exc is not None:
+                    # the instructor's own cell, as released: nothing of the student's has run
+                    # here, so a failure is the course's (a missing package, a renamed check),
+                    # and grading must stop rather than fail every test of every student
+                    raise GraderSetupError(
+                        f"the instructor's read-only cell {i + 1} fails in the grader, so no test "
+                        f"can run: {type(exc).__name__}: {exc}") from exc
+                locked_printout[i] = printed
         for (i, _), result in zip(to_sandbox, ran):
             outputs = []
-            if result.stdout:
+            unavailable = result.error is not None and UNAVAILABLE in str(result.error.get("message"))
+            if unavailable and cells[i]["kind"] == "locked" and locked_printout.get(i):
+                # a locked question cell: the course's printout, as the student saw it
+                outputs.append(new_output("stream", name="stdout", text=locked_printout[i]))
+            elif result.stdout:
                 outputs.append(new_output("stream", name="stdout", text=result.stdout))
-            if result.error is not None and UNAVAILABLE in str(result.error.get("message")):
+            if unavailable and cells[i]["kind"] == "locked" and locked_printout.get(i):
+                pass
+            elif unavailable:
                 outputs.append(new_output("stream", name="stdout", text=NOT_RUN_NOTE))
             elif result.error is not None:
                 trace = result.error.get("traceback") or result.error.get("message", "")
@@ -266,19 +310,6 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
                                           traceback=str(trace).splitlines()))
             results[i]["outputs"] = outputs
 
-        # The grader's namespace: the instructor's locked cells, then the student's functions.
-        namespace: dict[str, Any] = {"__name__": "__grader__"}
-        for i, cell in enumerate(cells):
-            if cell["kind"] == "locked":
-                _, exc = _run_code(plain_python(cell["trusted_source"]), namespace,
-                                   f"<locked cell {i + 1}>")
-                if exc is not None:
-                    # the instructor's own cell, as released: nothing of the student's has run
-                    # here, so a failure is the course's (a missing package, a renamed check),
-                    # and grading must stop rather than fail every test of every student
-                    raise GraderSetupError(
-                        f"the instructor's read-only cell {i + 1} fails in the grader, so no test "
-                        f"can run: {type(exc).__name__}: {exc}") from exc
         for name in session.names:
             # only the student's own functions: a name the instructor's cells define (the checks,
             # the case builders) or a built-in is never replaced by the student's
@@ -298,8 +329,11 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
             if cell["kind"] != "test":
                 continue
             visible, hidden = split_hidden(cell["trusted_source"])
-            printed, exc = _run_code(plain_python(visible), namespace, f"<test cell {i + 1}>")
-            outputs = [new_output("stream", name="stdout", text=printed)] if printed else []
+            with session.isolated():
+                printed, exc = _run_code(plain_python(visible), namespace, f"<test cell {i + 1}>")
+            _stop_at_limit(session)
+            outputs = [new_output("stream", name="stdout", text=printed[:OUTPUT_CHARS])] \
+                if printed else []
             if exc is not None:
                 outputs.append(_error_output(type(exc).__name__, _message(exc)))
                 results[i].update(outputs=outputs, passed=False)
@@ -307,7 +341,14 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
             if hidden.strip():
                 hidden_namespace.update({k: v for k, v in namespace.items()
                                          if k not in hidden_namespace})
-                _, exc = _run_code(plain_python(hidden), hidden_namespace, f"<hidden tests {i + 1}>")
+                session.quiet = True             # nothing printed here reaches anyone
+                try:
+                    with session.isolated():
+                        _, exc = _run_code(plain_python(hidden), hidden_namespace,
+                                           f"<hidden tests {i + 1}>")
+                finally:
+                    session.quiet = False
+                _stop_at_limit(session)
                 if exc is not None:
                     outputs.append(_error_output(type(exc).__name__, _hidden_message(exc)))
                     results[i].update(outputs=outputs, passed=False, hidden_failed=True)
@@ -316,6 +357,22 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
     finally:
         session.close()
     return results
+
+
+#: Seconds one notebook may take to grade, by default (``SandboxedGrade.submission_timeout``).
+DEFAULT_SUBMISSION_TIMEOUT = 300.0
+
+#: The caps reached by the notebooks graded in this process (the worker reports and clears them).
+LIMITS_HIT: list[str] = []
+
+#: Characters of a test cell's printout kept in the graded notebook.
+OUTPUT_CHARS = 20_000
+
+
+def _stop_at_limit(session: StudentSession) -> None:
+    """Raise :class:`SubmissionLimitError` if the submission reached one of its caps."""
+    if session.limit_hit:
+        raise SubmissionLimitError(session.limit_hit)
 
 
 class GraderSetupError(CourseError):
@@ -370,6 +427,26 @@ class SandboxedGrade(NbGraderPreprocessor):
         return not _UNSANDBOXED_BY_COMMAND_LINE
 
     cell_timeout = Float(60.0, help="Seconds each of the student's cells may run.").tag(config=True)
+    submission_timeout = Float(
+        DEFAULT_SUBMISSION_TIMEOUT,
+        help="Seconds one notebook of a submission may take to grade in all, whatever its number "
+             "of cells (docs/instructor/grading-limits.md).").tag(config=True)
+    memory_mb = Integer(Limits.memory_total_bytes // 2**20, help="MB of memory all the processes "
+                        "of one submission may hold together.").tag(config=True)
+    files_mb = Integer(Limits.work_bytes // 2**20, help="MB of files one submission may write in "
+                       "its folder (and again in /tmp, and in /dev/shm).").tag(config=True)
+    processes = Integer(Limits.processes, help="Processes and threads one submission may "
+                        "run at once.").tag(config=True)
+    read_mb = Integer(Limits.read_bytes // 2**20, help="MB the grader reads back from one "
+                      "submission's sandbox in all.").tag(config=True)
+
+    def limits(self) -> Limits:
+        """The sandbox's caps as configured (docs/instructor/grading-limits.md)."""
+        mb = 2**20
+        return Limits(memory_total_bytes=self.memory_mb * mb, work_bytes=self.files_mb * mb,
+                      tmp_bytes=self.files_mb * mb, processes=self.processes,
+                      read_bytes=self.read_mb * mb,
+                      memory_bytes=max(Limits.memory_bytes, self.memory_mb * mb))
     secret_root = Unicode("", help="Folder holding .grading-secret (default: the course "
                                    "directory).").tag(config=True)
 
@@ -414,7 +491,12 @@ class SandboxedGrade(NbGraderPreprocessor):
         GRADEBOOK_LOCK.release()
         try:
             results = grade_notebook(cells, secret=secret, sandbox=self.sandbox,
-                                     cell_timeout=self.cell_timeout, log=self.log.warning)
+                                     cell_timeout=self.cell_timeout, log=self.log.warning,
+                                     deadline=time.monotonic() + self.submission_timeout,
+                                     limits=self.limits())
+        except SubmissionLimitError as exc:
+            LIMITS_HIT.append(f"{info['notebook']}.ipynb: {exc}")
+            raise
         finally:
             GRADEBOOK_LOCK.acquire()
         for index, result in zip(where, results):
