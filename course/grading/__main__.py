@@ -8,7 +8,8 @@ command                                            what it does
 ``student-bundle [--output Z] [--exchange DIR]``    the students' copy of the course (no solutions)
 ``collect-zip ZIP [--assignment A]``               unpack an LMS zip into ``submitted/<student>/<assignment>/``
 ``approve-config [--show]``                        show how nbgrader_config.py changed, and approve it
-``autograde [--submissions DIR] [--assignment A]``  autograde every submission (one process each)
+``autograde [--submissions DIR] [--assignment A]``  autograde every submission (one process each;
+                                                   ``--submission-timeout S``, ``--regrade``)
 ``feedback [--assignment A]``                      write feedback HTML for every graded submission
 ``grades [--output grades.csv]``                   one CSV row per student and assignment
 ``summary [--output-dir grading-summary]``         score histograms and the most-failed tests
@@ -18,7 +19,9 @@ Every command takes ``--root DIR``, the course directory (default: the current
 one).  Problems an instructor must fix end with exit status 2 and one line on
 standard error; ``collect-zip`` ends with status 1 when it refused entries,
 found ambiguous ones or roster students with nothing; a submission that cannot be graded never stops the others
-(it is listed, with the reason, in the grading report and in ``grades.csv``).
+(it is listed, with the reason, in the grading report and in ``grades.csv``); ``autograde``
+and ``feedback`` end with status 1 and list every submission left without a grade or a
+page, and with 130 when interrupted (Ctrl-C, SIGTERM).
 """
 
 from __future__ import annotations
@@ -70,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--assignment", default=None)
     p.add_argument("--student", default=None)
     p.add_argument("--timeout", type=int, default=None, help="seconds per cell (default: the config's)")
+    p.add_argument("--submission-timeout", type=float, default=None,
+                   help="seconds a whole submission may take to grade, whatever it holds (default: "
+                        "SandboxedGrade.submission_timeout of the config, else 300)")
+    p.add_argument("--regrade", action="store_true",
+                   help="grade every submission again, also those unchanged since they were graded")
     p.add_argument("--jobs", type=int, default=None,
                    help="submissions graded in parallel (default: the number of cores)")
     p.add_argument("--unsafe-no-sandbox", action="store_true",
@@ -133,9 +141,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "approve-config":
             return _approve_config(args.root, show_only=args.show)
         elif args.command == "autograde":
-            records = autograde(args.root, args.submissions, assignment=args.assignment,
-                                         student=args.student, cell_timeout=args.timeout, log=print,
-                                         jobs=args.jobs, unsafe_no_sandbox=args.unsafe_no_sandbox)
+            from .autograde import ungraded
+            from .autograde.queue import Interrupted
+
+            try:
+                records = autograde(args.root, args.submissions, assignment=args.assignment,
+                                    student=args.student, cell_timeout=args.timeout, log=print,
+                                    submission_timeout=args.submission_timeout, jobs=args.jobs,
+                                    regrade=args.regrade, unsafe_no_sandbox=args.unsafe_no_sandbox)
+            except KeyboardInterrupt:
+                print("autograde interrupted: every worker and sandbox was stopped; the submissions "
+                      "being graded have no grade (status \"grading\" in the report). Run autograde "
+                      "again to grade the rest (graded, unchanged submissions are kept).",
+                      file=sys.stderr)
+                raise Interrupted() from None
             if args.unsafe_no_sandbox:
                 print("WARNING: these grades were given WITHOUT the sandbox (--unsafe-no-sandbox); "
                       "report.json and grades.csv (column sandboxed) say so")
@@ -148,9 +167,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"WARNING: {len(refused)} folder{'s' if len(refused) != 1 else ''} of "
                       f"{layout.submitted} refused, not graded (see REFUSED above)", file=sys.stderr)
                 status = 1
-            failed = sum(1 for r in records if r.status == "failed")
-            print(f"{len(records)} submissions graded ({failed} could not be graded: see their reasons "
-                  "above); the report is in autograded/.course-grading/report.json")
+            missing = ungraded(records)
+            print(f"{len(records)} submissions graded ({len(missing)} could not be graded: see their "
+                  "reasons above); the report is in autograded/.course-grading/report.json")
+            if missing:
+                print(f"WARNING: {len(missing)} submission{'s' if len(missing) != 1 else ''} without "
+                      "a grade: " + ", ".join(f"{r.student}/{r.assignment}" for r in missing),
+                      file=sys.stderr)
+                status = 1
             hand = [r for r in records if r.hand_points_pending and r.status != "failed"]
             if hand:
                 print(f"{len(hand)} of them have written answers to grade by hand "
@@ -158,6 +182,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                       "above): Nbgrader > Formgrader > Manage Assignments in JupyterLab (make lab)")
         elif args.command == "feedback":
             feedback(args.root, assignment=args.assignment, log=print)
+            from .results.feedback import missing_feedback
+
+            missing = missing_feedback(args.root, assignment=args.assignment)
+            if missing:
+                print(f"WARNING: no feedback page for {len(missing)} submission"
+                      f"{'s' if len(missing) != 1 else ''}: {', '.join(missing)}", file=sys.stderr)
+                status = 1
         elif args.command == "grades":
             path = grades(args.root, args.output, log=lambda line: print(f"WARNING: {line}", file=sys.stderr))
             print(f"grades written to {path}")
@@ -172,6 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CourseError as exc:
         print(f"python -m course.grading {args.command}: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return 130
     return status
 
 

@@ -23,6 +23,7 @@ one submission is written to the grading report
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import os
 import shutil
@@ -35,11 +36,11 @@ from ..course_dir import CourseLayout, WorkflowError, course_layout, pick_assign
 from ..intake.repair import describe, repair_submission
 from ..intake.student_ids import describe_name
 from ..release import ensure_in_gradebook
-from ..results.report import GradeRecord, describe_record, fill_scores, read_report, write_report
+from ..results.report import GRADED, GradeRecord, describe_record, fill_scores, read_report, write_report
 from ..results.similarity import report_copies, start_copy_audit
 from .queue import run_jobs
 
-__all__ = ["autograde", "refused_submissions"]
+__all__ = ["autograde", "refused_submissions", "grading_key", "ungraded", "GRADED"]
 
 
 def _stage(layout: CourseLayout, student: str, assignment: str, staging: Path) -> GradeRecord:
@@ -92,10 +93,68 @@ def _fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
+def _course_code() -> str:
+    """SHA-256 of the course package's code (what grades: checks, cases, sandbox)."""
+    import hashlib
+
+    import course
+
+    digest = hashlib.sha256()
+    package = Path(course.__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def grading_key(layout: CourseLayout, assignment: str, submission_sha: str, settings: dict,
+                code: str) -> str:
+    """What a grade depends on, as one SHA-256: a re-run skips a submission whose key is unchanged.
+
+    The key covers the submitted files (``submission_sha``), the assignment's release
+    notebooks, the course's ``nbgrader_config.py`` (the approved file), the course's code
+    (``code``: checks, cases, sandbox) and the run's settings (time limits, sandbox or not).
+    The grading secret is not part of it (it changes no honest grade).
+    """
+    import hashlib
+    import json
+
+    digest = hashlib.sha256()
+    digest.update(submission_sha.encode() + b"\0" + code.encode() + b"\0")
+    digest.update(json.dumps(settings, sort_keys=True).encode() + b"\0")
+    config = layout.root / "nbgrader_config.py"
+    digest.update(config.read_bytes() if config.is_file() else b"")
+    release = layout.release / assignment
+    for path in sorted(release.rglob("*")) if release.is_dir() else []:
+        if path.is_file() and ".ipynb_checkpoints" not in path.parts:
+            digest.update(str(path.relative_to(release)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM (and SIGHUP) stop grading as Ctrl-C does: workers, sandboxes and folders go."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    old = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
 def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | None = None, *,
               assignment: str | None = None, student: str | None = None,
-              cell_timeout: int | None = None, wall_limit: float | None = None,
-              log: Any = None, jobs: int | None = None,
+              cell_timeout: int | None = None, submission_timeout: float | None = None,
+              log: Any = None, jobs: int | None = None, regrade: bool = False,
               unsafe_no_sandbox: bool = False) -> list[GradeRecord]:
     """Autograde every submission: repaired, its code run in a sandbox, its tests in the grader.
 
@@ -109,12 +168,17 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         Grade only these.
     cell_timeout : int, optional
         Seconds a cell may run (default: ``Execute.timeout`` of the config).
-    wall_limit : float, optional
-        Seconds for a whole submission (default: generous, from the number of cells).
+    submission_timeout : float, optional
+        Seconds a whole submission may take to grade, whatever it holds (default:
+        ``SandboxedGrade.submission_timeout`` of the config, else 300;
+        docs/instructor/grading-limits.md).
     log : callable, optional
         Called with one line of progress per submission (e.g. ``print``).
     jobs : int, optional
         Submissions graded in parallel (default: the number of cores).
+    regrade : bool
+        Grade every submission again, even those whose files, release, configuration and
+        course code are unchanged since they were graded (:func:`grading_key`).
     unsafe_no_sandbox : bool
         Grade without the bubblewrap sandbox, where it cannot start.  The
         students' code then runs with your rights: only for code you trust.
@@ -122,7 +186,8 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     Returns
     -------
     list of GradeRecord
-        Also merged into the grading report.
+        Also merged into the grading report: one per submission, graded (or kept unchanged)
+        or with the reason it has no grade.
 
     Raises
     ------
@@ -134,15 +199,23 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     ConfigNotApproved, SandboxPolicyError
         If ``nbgrader_config.py`` or the grading policy differ from what the
         instructor approved, or would grade outside the sandbox (:mod:`.approval`).
+    Interrupted
+        On Ctrl-C or SIGTERM: every worker and sandbox is stopped, the temporary folders
+        are removed, and the submissions in flight stay ``"grading"`` in the report (not
+        graded); a re-run grades them and skips the ones already graded.
     """
     from ...sandbox import SandboxUnavailable, check_sandbox
     from ..course_dir import course_config
     from .approval import check_config_approved, check_policy_approved
-    from .sandboxed import course_secret
+    from .sandboxed import DEFAULT_SUBMISSION_TIMEOUT, course_secret
 
     check_config_approved(root)          # before nbgrader_config.py runs (issue 19: approval.py)
     layout = course_layout(root, submissions)
-    check_policy_approved(course_config(layout.root), layout.root)
+    config = course_config(layout.root)
+    check_policy_approved(config, layout.root)
+    if submission_timeout is None:
+        submission_timeout = float(config.SandboxedGrade.get("submission_timeout",
+                                                             DEFAULT_SUBMISSION_TIMEOUT))
     if unsafe_no_sandbox:
         if log is not None:
             log("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): the students' code runs "
@@ -174,6 +247,9 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     timeout = cell_timeout or layout.cell_timeout
     report = read_report(layout)
     records: list[GradeRecord] = []
+    settings = {"cell_timeout": timeout, "submission_timeout": submission_timeout,
+                "sandboxed": not unsafe_no_sandbox}
+    code = _course_code()
 
     def done(record: GradeRecord) -> None:
         record.sandboxed = not unsafe_no_sandbox        # recorded next to the grade (issue 19)
@@ -186,20 +262,64 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
             for item in record.review:
                 log(f"    review: {item}")
 
+    def begin(record: GradeRecord) -> None:
+        # written before nbgrader touches the gradebook or autograded/: if the run stops here,
+        # the report says "grading" (no grade), never the old score beside a missing folder
+        entry = dict(report.get(f"{record.student}/{record.assignment}", {}))
+        entry.update(student=record.student, assignment=record.assignment, status="grading",
+                     score=0.0, grading_key="",
+                     reason="grading did not finish (interrupted?): run autograde again")
+        report[f"{record.student}/{record.assignment}"] = entry
+        write_report(layout, report)
+
     assignments = sorted({a for _, a in todo})
     copies = start_copy_audit(layout, assignments)
-    with tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
+    with _sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
+        # the workers' sandboxes make their folders in here too: gone with it, even after a kill
+        os.chmod(tmp, 0o711)
+        sandboxes = Path(tmp) / "sandboxes"
+        sandboxes.mkdir(mode=0o755)
+        os.chmod(sandboxes, 0o755)
         staged: dict[tuple[str, str], GradeRecord] = {}
         for who, what in todo:
             try:
-                staged[(who, what)] = _stage(layout, who, what, Path(tmp))
+                record = _stage(layout, who, what, Path(tmp) / "submissions")
+                record.grading_key = grading_key(layout, what, record.submission_sha, settings, code)
+                before = report.get(f"{who}/{what}", {})
+                if (not regrade and before.get("grading_key") == record.grading_key
+                        and before.get("status") in GRADED
+                        and (layout.autograded / who / what).is_dir()):
+                    kept = GradeRecord(**{k: v for k, v in before.items()
+                                          if k in GradeRecord.__dataclass_fields__})
+                    records.append(kept)
+                    if log is not None:
+                        log(f"{describe_record(kept)}  [unchanged since {kept.graded_at}: kept]")
+                    continue
+                staged[(who, what)] = record
             except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
                 record = GradeRecord(who, what, "failed", reason=f"could not be prepared: {exc}",
                                      graded_at=_dt.datetime.now().isoformat(timespec="seconds"))
-                fill_scores(layout, record)
+                try:
+                    fill_scores(layout, record)
+                except Exception:  # noqa: BLE001 - the row matters, not its maximum
+                    pass
                 done(record)
         if staged:
-            run_jobs(layout, Path(tmp), staged, timeout, wall_limit, done,
-                      jobs=jobs or os.cpu_count() or 1, sandbox=not unsafe_no_sandbox)
+            old_tmpdir = os.environ.get("TMPDIR")
+            os.environ["TMPDIR"] = str(sandboxes)          # inherited by the workers
+            try:
+                run_jobs(layout, Path(tmp) / "submissions", staged, timeout, submission_timeout,
+                         done, jobs=jobs or os.cpu_count() or 1, sandbox=not unsafe_no_sandbox,
+                         begin=begin)
+            finally:
+                if old_tmpdir is None:
+                    os.environ.pop("TMPDIR", None)
+                else:
+                    os.environ["TMPDIR"] = old_tmpdir
     report_copies(layout, assignments, log, copies())
     return records
+
+
+def ungraded(records: list[GradeRecord]) -> list[GradeRecord]:
+    """The records of submissions without a grade (failed, interrupted)."""
+    return [r for r in records if r.status not in GRADED]

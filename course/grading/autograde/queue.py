@@ -24,10 +24,15 @@ from ..course_dir import CourseLayout, gradebook, nbgrader_error
 from ..results.report import GradeRecord, fill_scores, read_report
 from ..results.summary import review_flags
 
-__all__ = ["run_jobs", "SECONDS_PER_CELL_FACTOR", "WORKER_STARTUP"]
+__all__ = ["run_jobs", "WORKER_STARTUP", "WORKER_MARGIN", "Interrupted"]
 
-#: Wall-clock seconds for one submission: this much per code cell, plus a margin.
-SECONDS_PER_CELL_FACTOR = 2.0
+#: Seconds a worker may take beyond the submission's own time limit (nbgrader's work around
+#: it: reading and writing notebooks, the gradebook) before it is stopped.
+WORKER_MARGIN = 60.0
+
+
+class Interrupted(KeyboardInterrupt):
+    """Grading was stopped (Ctrl-C, SIGTERM): every worker and sandbox it started is stopped."""
 
 
 def _descendants(pid: int) -> list[int]:
@@ -74,15 +79,16 @@ def _kill_tree(proc: subprocess.Popen) -> None:
             pass
 
 
-def _count_code_cells(directory: Path) -> int:
-    total = 0
-    for path in directory.glob("*.ipynb"):
-        try:
-            total += sum(1 for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
-                         if c.get("cell_type") == "code")
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-    return total
+def _die_with_parent() -> None:
+    """``preexec_fn``: the worker is killed when the grading process ends, however it ends
+    (Linux ``PR_SET_PDEATHSIG``): no worker goes on, re-parented, after an interrupt."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)          # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 @contextlib.contextmanager
@@ -128,20 +134,27 @@ class _Worker:
     """A ``course.grading.autograde.worker`` process and a thread reading its JSON lines."""
 
     def __init__(self, layout: CourseLayout, staging: Path, jobs: list[tuple[str, str]],
-                 cell_timeout: int, *, lock: Path, sandbox: bool) -> None:
+                 cell_timeout: int, *, lock: Path, sandbox: bool, submission_timeout: float) -> None:
         import queue
         import threading
 
         command = [sys.executable, "-m", "course.grading.autograde.worker", "--root", str(layout.root),
                    "--submitted", str(staging), "--timeout", str(cell_timeout), "--handshake",
-                   "--lock", str(lock)]
+                   "--lock", str(lock), "--submission-timeout", str(submission_timeout)]
         if not sandbox:
             command.append("--unsafe-no-sandbox")
         for student, assignment in jobs:
             command += ["--job", f"{student}/{assignment}"]
+        parent = os.getpid()
+
+        def start() -> None:
+            _die_with_parent()
+            if os.getppid() != parent:                  # the grader ended while this started
+                os._exit(1)
+
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, start_new_session=True,
-                                     cwd=str(layout.root))
+                                     cwd=str(layout.root), preexec_fn=start)
         self.lines: "queue.Queue[dict | None]" = queue.Queue()
         self.stderr: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -192,50 +205,69 @@ WORKER_STARTUP = 180
 
 
 def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
-               pending: list[tuple[str, str]], cell_timeout: int, wall_limit: float | None,
-               done: Any, *, lock: Path, sandbox: bool, watch: Any, stop: Any) -> None:
-    """Grade ``pending`` jobs one after the other, restarting the worker after one that hangs."""
+               pending: list[tuple[str, str]], cell_timeout: int, submission_timeout: float,
+               done: Any, *, lock: Path, sandbox: bool, watch: Any, stop: Any, begin: Any,
+               workers: list) -> None:
+    """Grade ``pending`` jobs one after the other, restarting the worker after one that hangs.
+
+    Whatever goes wrong with one job (in the worker, or here while recording it) ends as that
+    job's record with the reason; the next job goes on.
+    """
     from .integrity import IntegrityError
 
     previous = read_report(layout)
+    limit = submission_timeout + WORKER_MARGIN
     while pending and not stop.is_set():
-        worker = _Worker(layout, staging, pending, cell_timeout, lock=lock, sandbox=sandbox)
+        worker = _Worker(layout, staging, pending, cell_timeout, lock=lock, sandbox=sandbox,
+                         submission_timeout=submission_timeout)
+        workers.append(worker)
         try:
             while pending and not stop.is_set():
                 job = pending[0]
                 record = records[job]
-                limit = wall_limit
-                if limit is None:
-                    cells = _count_code_cells(staging / job[0] / job[1])
-                    limit = 120 + SECONDS_PER_CELL_FACTOR * cell_timeout * max(1, cells)
-                unchanged = previous.get(f"{job[0]}/{job[1]}", {}).get("submission_sha") == \
-                    record.submission_sha
-                kept = _hand_grades(layout, job, lock) if unchanged else {}
-                worker.go()
                 start = time.perf_counter()
                 try:
-                    message = worker.next(WORKER_STARTUP)
-                    while message is not None and message.get("event") != "done":
-                        message = worker.next(limit)
-                except TimeoutError:
-                    message = {"success": False, "error":
-                               f"autograding took longer than {limit:.0f} seconds and was stopped"}
-                    worker.stop()
+                    unchanged = previous.get(f"{job[0]}/{job[1]}", {}).get("submission_sha") == \
+                        record.submission_sha
+                    kept = _hand_grades(layout, job, lock) if unchanged else {}
+                    begin(record)             # the report says "grading" until it is done
+                    worker.go()
+                    try:
+                        message = worker.next(WORKER_STARTUP)
+                        while message is not None and message.get("event") != "done":
+                            message = worker.next(limit)
+                    except TimeoutError:
+                        message = {"success": False, "error":
+                                   f"autograding took longer than {limit:.0f} seconds and was stopped"}
+                        worker.stop()
+                    if stop.is_set():
+                        return                # interrupted: the job stays "grading" (not graded)
+                    if message is None:
+                        tail = "".join(worker.stderr).strip().splitlines()
+                        message = {"success": False, "error": "the grading process ended unexpectedly"
+                                   + (f" ({tail[-1]})" if tail else "")}
+                    record.seconds = round(time.perf_counter() - start, 2)
+                    if message.get("limit"):
+                        record.reason = "; ".join(r for r in (record.reason, "stopped at a limit: "
+                                                              + str(message["limit"])) if r)
+                    elif message.get("success"):
+                        record.status = ("needs attention" if record.unreadable else
+                                         "graded (with problems)" if record.reason else "graded")
+                    else:
+                        why = f"nbgrader failed: {nbgrader_error(message)}"
+                        record.reason = "; ".join(r for r in (record.reason, why) if r)
+                    if message.get("success") and not message.get("limit"):
+                        _keep_hand_grades(layout, job, kept, lock)
+                        record.review += review_flags(layout, *job)
+                    fill_scores(layout, record, lock)
+                    if record.status == "needs attention":
+                        _needs_attention(layout, job, lock)
+                except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
+                    record.status = "failed"
+                    record.reason = "; ".join(r for r in (record.reason, f"could not be graded: "
+                                                          f"{type(exc).__name__}: {exc}") if r)
+                    record.seconds = round(time.perf_counter() - start, 2)
                 pending.pop(0)
-                if message is None:
-                    tail = "".join(worker.stderr).strip().splitlines()
-                    message = {"success": False, "error": "the grading process ended unexpectedly"
-                               + (f" ({tail[-1]})" if tail else "")}
-                record.seconds = round(time.perf_counter() - start, 2)
-                if message.get("success"):
-                    record.status = "graded (with problems)" if record.reason else "graded"
-                else:
-                    why = f"nbgrader failed: {nbgrader_error(message)}"
-                    record.reason = "; ".join(r for r in (record.reason, why) if r)
-                if message.get("success"):
-                    _keep_hand_grades(layout, job, kept, lock)
-                    record.review += review_flags(layout, *job)
-                fill_scores(layout, record, lock)
                 try:
                     watch.check(f"{job[0]}/{job[1]}")
                 except IntegrityError as exc:
@@ -248,14 +280,31 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
             worker.stop()
 
 
+def _needs_attention(layout: CourseLayout, job: tuple[str, str], lock: Path) -> None:
+    """A submission with a notebook that could not be read: the formgrader shows it as needing
+    a hand grade (not as graded), for the instructor to look at."""
+    with _locked_submission(layout, job, lock) as (gb, sub):
+        if sub is None:
+            return
+        for nb in sub.notebooks:
+            for grade in nb.grades:
+                grade.needs_manual_grade = True
+        gb.db.commit()
+
+
 def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
-              cell_timeout: int, wall_limit: float | None, done: Any, *, jobs: int = 1,
-              sandbox: bool = True) -> None:
+              cell_timeout: int, submission_timeout: float, done: Any, *, jobs: int = 1,
+              sandbox: bool = True, begin: Any = None) -> None:
     """Grade every staged job on ``jobs`` parallel workers.
 
     After every job an :class:`~.integrity.IntegrityWatch` checks
     that the grader's own files are unchanged; if not, grading stops with
     :class:`~.integrity.IntegrityError` for the instructor to review.
+
+    ``begin(record)`` is called as a job starts, ``done(record)`` once its results are
+    written.  A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM turned into one by
+    :func:`course.grading.autograde.autograde`) stops every worker -- and with it every
+    sandbox -- and is raised again as :class:`Interrupted`; the jobs in flight stay "grading".
     """
     import threading
 
@@ -269,19 +318,35 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
     stop = threading.Event()
     stop.error = None
     report_lock = threading.Lock()
+    workers: list[_Worker] = []
 
     def locked_done(record: GradeRecord) -> None:
         with report_lock:
             done(record)
 
+    def locked_begin(record: GradeRecord) -> None:
+        if begin is not None:
+            with report_lock:
+                begin(record)
+
     threads = [threading.Thread(target=_run_queue, daemon=True,
-                                args=(layout, staging, records, queue, cell_timeout, wall_limit,
-                                      locked_done),
-                                kwargs=dict(lock=lock, sandbox=sandbox, watch=watch, stop=stop))
+                                args=(layout, staging, records, queue, cell_timeout,
+                                      submission_timeout, locked_done),
+                                kwargs=dict(lock=lock, sandbox=sandbox, watch=watch, stop=stop,
+                                            begin=locked_begin, workers=workers))
                for queue in queues if queue]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)          # short waits: Ctrl-C and SIGTERM are seen at once
+    except KeyboardInterrupt:
+        stop.set()
+        for worker in list(workers):
+            worker.stop()
+        for thread in threads:
+            thread.join(15)
+        raise Interrupted("grading was interrupted") from None
     if stop.error is not None:
         raise stop.error

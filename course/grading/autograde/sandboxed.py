@@ -362,6 +362,10 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
 #: Seconds one notebook may take to grade, by default (``SandboxedGrade.submission_timeout``).
 DEFAULT_SUBMISSION_TIMEOUT = 300.0
 
+#: ``time.monotonic()`` by which the worker's current submission must be graded (all its
+#: notebooks together), or None.
+JOB_DEADLINE: float | None = None
+
 #: The caps reached by the notebooks graded in this process (the worker reports and clears them).
 LIMITS_HIT: list[str] = []
 
@@ -492,7 +496,8 @@ class SandboxedGrade(NbGraderPreprocessor):
         try:
             results = grade_notebook(cells, secret=secret, sandbox=self.sandbox,
                                      cell_timeout=self.cell_timeout, log=self.log.warning,
-                                     deadline=time.monotonic() + self.submission_timeout,
+                                     deadline=min(time.monotonic() + self.submission_timeout,
+                                                  JOB_DEADLINE or float("inf")),
                                      limits=self.limits())
         except SubmissionLimitError as exc:
             LIMITS_HIT.append(f"{info['notebook']}.ipynb: {exc}")

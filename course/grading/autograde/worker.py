@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 from ..course_dir import FileLock, load_course_config
@@ -46,6 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--config", default=None, help="nbgrader_config.py (default: ROOT/nbgrader_config.py)")
     parser.add_argument("--submitted", required=True, help="folder holding <student>/<assignment>/")
     parser.add_argument("--timeout", type=int, default=None, help="seconds per cell")
+    parser.add_argument("--submission-timeout", type=float, default=None,
+                        help="seconds a whole submission may take to grade (default: the config's "
+                             "SandboxedGrade.submission_timeout)")
     parser.add_argument("--job", action="append", required=True, help="STUDENT/ASSIGNMENT")
     parser.add_argument("--lock", default=None,
                         help="a lock file shared by parallel workers: nbgrader's gradebook work is "
@@ -68,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         config.Execute.timeout = args.timeout
         config.SandboxedGrade.cell_timeout = float(args.timeout)
     config.SandboxedGrade.secret_root = os.path.abspath(args.root)
+    if args.submission_timeout is not None:
+        config.SandboxedGrade.submission_timeout = args.submission_timeout
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
@@ -86,6 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.handshake and not sys.stdin.readline():
             break                       # the parent went away
         _emit({"event": "start", "student": student, "assignment": assignment})
+        del sandboxed.LIMITS_HIT[:]
+        timeout = args.submission_timeout or sandboxed.SandboxedGrade(config=config).submission_timeout
+        sandboxed.JOB_DEADLINE = time.monotonic() + timeout     # for all its notebooks together
         lock.acquire()
         try:
             api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
@@ -97,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ok = bool(result.get("success"))
         status = status or (0 if ok else 1)
         _emit({"event": "done", "student": student, "assignment": assignment, "success": ok,
+               "limit": "; ".join(sandboxed.LIMITS_HIT),
                "error": (result.get("error") or "")[-LOG_LIMIT:],
                "log": (result.get("log") or "")[-LOG_LIMIT:]})
     return status

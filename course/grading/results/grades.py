@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..course_dir import CourseLayout, course_layout, gradebook
-from .report import read_report
+from .report import GRADED, read_report
 
 __all__ = ["grades"]
 
@@ -48,7 +48,7 @@ def _grade_rows(layout: CourseLayout, log: Any = None) -> list[dict[str, Any]]:
                 except MissingEntry:
                     rows.append(row)
                     continue
-                if entry.get("status", "graded").startswith("graded") or not entry:
+                if entry.get("status", "graded") in GRADED or not entry:
                     row["score"] = float(sub.score)
                     row["autograded_score"] = float(sum(
                         (g.auto_score or 0) for nb in sub.notebooks for g in nb.grades))
@@ -56,6 +56,10 @@ def _grade_rows(layout: CourseLayout, log: Any = None) -> list[dict[str, Any]]:
                     if not entry:
                         row["status"] = "graded"
                 rows.append(row)
+    for row in rows:
+        if log is not None and row["status"] not in GRADED and row["status"] != "not submitted":
+            log(f"no grade for {row['student']}/{row['assignment']} ({row['status']}: "
+                f"{row['reason'] or 'no reason recorded'}): its row has score 0")
     return rows
 
 
@@ -68,7 +72,9 @@ def grades(root: str | os.PathLike = ".", output: str | os.PathLike = "grades.cs
     (--unsafe-no-sandbox)`` when the submission's code ran without the sandbox).
     Every student of the roster (``roster.csv``) has a row for every assignment.  A student without a submission for
     an assignment gets a row with score 0 and status ``not submitted``; a
-    submission that could not be graded keeps its reason.
+    submission that could not be graded (``failed``) or whose grading did not finish
+    (``grading``) keeps its reason, scores 0 (never an earlier run's score) and is named in
+    the log.
 
     Returns
     -------

@@ -13,8 +13,13 @@ from pathlib import Path
 
 from ..course_dir import CourseLayout, gradebook
 
-__all__ = ["GradeRecord", "read_report", "write_report", "fill_scores", "hand_points_pending",
+__all__ = ["GRADED", "GradeRecord", "read_report", "write_report", "fill_scores", "hand_points_pending",
            "describe_record", "points_text"]
+
+
+GRADED = ("graded", "graded (with problems)", "needs attention")
+"""Statuses of a submission whose results are written: its gradebook score is its grade.  Any
+other status (``failed``, ``grading``) means no grade."""
 
 
 @dataclass
@@ -24,7 +29,9 @@ class GradeRecord:
     student: str
     assignment: str
     status: str
-    """``"graded"``, ``"graded (with problems)"`` or ``"failed"``."""
+    """``"graded"``, ``"graded (with problems)"``, ``"needs attention"`` (graded, but a notebook
+    could not be read: look at it), ``"failed"`` (no grade: ``reason`` says why) or
+    ``"grading"`` (grading started and did not finish: no grade)."""
     score: float = 0.0
     """Points so far (autograded, plus manual grades already given)."""
     max_score: float = 0.0
@@ -49,6 +56,9 @@ class GradeRecord:
     """Fingerprint of the submitted files: hand grades survive re-grading an unchanged submission."""
     sandboxed: bool = True
     """False when it was graded with ``--unsafe-no-sandbox`` (its code ran with the grader's rights)."""
+    grading_key: str = ""
+    """What the grade depends on (:func:`course.grading.autograde.grading_key`): a re-run skips
+    the submission while it is unchanged."""
 
 
 def read_report(layout: CourseLayout) -> dict[str, dict]:
