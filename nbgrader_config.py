@@ -52,6 +52,16 @@ c.OverwriteCells.add_missing_cells = True
 c.LimitOutput.max_lines = 300
 c.LimitOutput.max_traceback = 100
 c.SandboxedGrade.cell_timeout = 60
+# nbgrader's sanitizing steps, with OverwriteCells taught that a released test cell lacks its
+# hidden tests (no "checksum has changed" warning for untouched test cells, here or in the
+# formgrader's Autograde button; any real change is still undone).
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "course.grading.autograde.sandboxed.ReleasedTestCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 c.Autograde.autograde_preprocessors = [
     "course.grading.autograde.sandboxed.SandboxedGrade",
     "nbgrader.preprocessors.IgnorePattern",

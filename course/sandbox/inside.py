@@ -81,6 +81,13 @@ def encode(value, handle=None):
         return [encode(v, handle) for v in value]
     if isinstance(value, dict):
         return {"$d": [[encode(k, handle), encode(v, handle)] for k, v in value.items()]}
+    if type(value).__module__ == "numpy":
+        # numpy's numbers and arrays (the students' environment offers numpy): as Python's
+        convert = getattr(value, "tolist", None)
+        if callable(convert):
+            plain = convert()
+            if type(plain).__module__ != "numpy":
+                return encode(plain, handle)
     if handle is not None:
         return handle(value)
     raise TypeError(f"cannot send a {type(value).__name__}")

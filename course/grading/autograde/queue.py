@@ -258,7 +258,11 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                         record.reason = "; ".join(r for r in (record.reason, why) if r)
                     if message.get("success") and not message.get("limit"):
                         _keep_hand_grades(layout, job, kept, lock)
-                        record.review += review_flags(layout, *job)
+                        try:
+                            record.review += review_flags(layout, *job)
+                        except Exception as exc:  # noqa: BLE001 - a malformed extra notebook
+                            record.review.append(f"review flags could not be read ({type(exc).__name__}: "
+                                                 f"{str(exc)[:200]})")
                     fill_scores(layout, record, lock)
                     if record.status == "needs attention":
                         _needs_attention(layout, job, lock)

@@ -47,6 +47,7 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from traitlets import Float, Integer, Unicode
 
+from nbgrader.preprocessors import OverwriteCells
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 
 from ...errors import CourseError
@@ -55,7 +56,7 @@ from ...sandbox.inside import plain_python
 from ...sandbox.bwrap import Limits
 from ...sandbox.session import SessionError, SubmissionLimitError
 
-__all__ = ["SandboxedGrade", "allow_grading_without_sandbox", "HideHiddenTests", "split_hidden", "course_secret", "salted", "grade_notebook",
+__all__ = ["SandboxedGrade", "ReleasedTestCells", "allow_grading_without_sandbox", "HideHiddenTests", "split_hidden", "course_secret", "salted", "grade_notebook",
            "GRADEBOOK_LOCK"]
 
 SECRET_FILE = ".grading-secret"
@@ -403,6 +404,33 @@ class HideHiddenTests(NbGraderPreprocessor):
             visible, _ = split_hidden(cell.source)
             cell.source = visible.rstrip("\n") + "\n# (hidden tests run here: not shown)"
         return cell, resources
+
+
+class ReleasedTestCells(OverwriteCells):
+    """nbgrader's ``OverwriteCells`` that knows the release: a test cell handed in exactly as
+    released (its hidden tests removed by the release) is the instructor's cell, unchanged.
+
+    nbgrader's own step compares the checksum of the cell with hidden tests (the gradebook's)
+    with the released cell's, so it warns "checksum ... has changed" for every untouched
+    test cell -- in the formgrader's Autograde button as in ``make autograde``.  Here such
+    a cell gets the gradebook's source first; any other change is still reported and undone.
+    """
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict, cell_index: int):
+        from nbgrader.api import MissingEntry
+
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id is not None and cell.cell_type == "code":
+            try:
+                source = self.gradebook.find_source_cell(grade_id, self.notebook_id,
+                                                         self.assignment_id)
+            except MissingEntry:
+                source = None
+            if source is not None and source.locked and "### BEGIN HIDDEN TESTS" in source.source:
+                visible, _ = split_hidden(source.source)
+                if cell.source.strip() == visible.strip():
+                    cell.source = source.source
+        return super().preprocess_cell(cell, resources, cell_index)
 
 
 # --- the sandbox is switched off only from the command line (issue 19) -------------------------
