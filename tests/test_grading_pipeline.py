@@ -82,7 +82,7 @@ def _faulty_class(solution: Path) -> dict[str, tuple[object, float, str]]:
         _edit(nb, "a1-setup", lambda c: setattr(c, "source", c.source + "\nraise RuntimeError('edited')"))
         _edit(nb, "a1-test-depth-limited", lambda c: c.metadata.nbgrader.update(grade_id="a1-mine"))
     students["edited-locked-cells"] = (variant(tamper), total, "graded")
-    students["invalid-json"] = (json.dumps(base)[: 5000], 0.0, "graded (with problems)")
+    students["invalid-json"] = (json.dumps(base)[: 5000], 0.0, "needs attention")
     students["gigantic-output"] = (variant(lambda nb: add(nb, "a1-minimax-value",
                                                           "for i in range(6000):\n    print('x' * 1000)")),
                                    total, "graded")
@@ -224,7 +224,7 @@ def test_feedback_grades_and_summary(course):
     path = grades(root, root / "grades.csv")
     rows = list(csv.DictReader(path.open(encoding="utf-8")))
     by_key = {(r["student"], r["assignment"]): r for r in rows}
-    assert by_key[("invalid-json", A1)]["status"].startswith("graded") and float(by_key[("invalid-json", A1)]["score"]) == 0
+    assert by_key[("invalid-json", A1)]["status"] == "needs attention" and float(by_key[("invalid-json", A1)]["score"]) == 0
     assert "not valid JSON" in by_key[("invalid-json", A1)]["reason"]
     assert by_key[("loop", "a2_alphabeta")]["status"] == "not submitted"
     assert float(by_key[("perfect", A1)]["autograded_score"]) == expected[("perfect", A1)][0]

@@ -97,13 +97,16 @@ def test_the_course_is_not_importable_inside():
         "try:\n    course.search.minimax(None)\nexcept RuntimeError as e:\n    print('blocked:', e)\n",
         "import sys\nprint([m for m, v in sys.modules.items() if getattr(v, '__file__', None) and\n"
         "       m.startswith(('course.search', 'course.grading', 'course.games', 'nbgrader'))])\n"
-        "print(any('site-packages' in p for p in sys.path))",
+        # the students' packages are there (numpy, as under Validate), read-only, without .pth
+        "import os\nsite = [p for p in sys.path if p.startswith('/packages/')]\n"
+        "print(bool(site), [p for p in site if os.access(p, os.W_OK)],\n"
+        "      [m for m in sys.modules if m.startswith('__editable__')])",
         # the student-facing part is there: the game model and the worked examples
         "from course.examples import aima_figure_5_2\nfrom course import Player, parse_tree\n"
         "g = aima_figure_5_2(); print('examples', g.turn(g.initial_state()) is Player.MAX)",
     ])
     assert "blocked: course.search.minimax is not available" in out
-    assert "[]\nFalse" in out
+    assert "[]\nTrue [] []" in out
     assert "examples True" in out
 
 

@@ -14,8 +14,9 @@ no privileges          ``--cap-drop ALL``, an unprivileged uid, ``--new-session`
                        a grader running as root starts it as ``nobody``
 the Python runtime     the standard library and ``/usr``, read-only (the grader's own Python,
                        or ``/usr/bin/python3`` under root); the students' packages (the
-                       course environment's site-packages: numpy, ...) read-only, with the
-                       ``course`` package hidden and no ``.pth`` file run
+                       course environment's site-packages: numpy, ...) read-only at
+                       ``/packages/N``, with the ``course`` package hidden and no ``.pth``
+                       file run
 one program            :mod:`course.sandbox.inside`, read-only
 a private folder       an empty writable ``/work``, a private ``/tmp`` and ``/dev/shm``: tmpfs
                        of a fixed size (:class:`Limits`); ``/`` and ``/dev`` read-only
@@ -187,13 +188,13 @@ def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | No
         "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
         "--perms", "0777", "--size", str(limits.work_bytes), "--tmpfs", "/work",
     ]
-    packages = student_packages()      # after /work and /tmp, which they may lie under
-    for path in packages:
-        if not path.startswith((prefix + os.sep, "/usr/")):
-            command += ["--ro-bind", path, path]
+    packages = []                      # at /packages/N: no path of the grader's shows inside
+    for number, path in enumerate(student_packages()):
+        inside = f"/packages/{number}"
+        command += ["--ro-bind", path, inside]
         if os.path.isdir(os.path.join(path, "course")):      # an installed course: not inside
-            command += ["--tmpfs", os.path.join(path, "course"),
-                        "--remount-ro", os.path.join(path, "course")]
+            command += ["--tmpfs", f"{inside}/course", "--remount-ro", f"{inside}/course"]
+        packages.append(inside)
     command += [
         *(["--ro-bind", str(Path(program).resolve()), "/grader"] if program is not None else []),
         "--remount-ro", "/",

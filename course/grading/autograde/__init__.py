@@ -291,6 +291,8 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
                         and (layout.autograded / who / what).is_dir()):
                     kept = GradeRecord(**{k: v for k, v in before.items()
                                           if k in GradeRecord.__dataclass_fields__})
+                    fill_scores(layout, kept)          # hand grades given since count
+                    report[f"{who}/{what}"] = asdict(kept)
                     records.append(kept)
                     if log is not None:
                         log(f"{describe_record(kept)}  [unchanged since {kept.graded_at}: kept]")
@@ -304,6 +306,7 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
                 except Exception:  # noqa: BLE001 - the row matters, not its maximum
                     pass
                 done(record)
+        write_report(layout, report)
         if staged:
             old_tmpdir = os.environ.get("TMPDIR")
             os.environ["TMPDIR"] = str(sandboxes)          # inherited by the workers
