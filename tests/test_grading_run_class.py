@@ -204,12 +204,6 @@ def test_feedback_and_grades_name_what_they_could_not_produce(graded):
     assert "no grade for hog/" in out
 
 
-def _processes_below(pid: int) -> list[int]:
-    from course.grading.autograde.queue import _descendants
-
-    return _descendants(pid)
-
-
 def _worker_processes(root: Path) -> list[str]:
     found = []
     for entry in os.listdir("/proc"):

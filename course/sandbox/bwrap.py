@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Limits", "SandboxUnavailable", "bwrap_path", "sandbox_command", "check_sandbox",
-           "limit_resources", "sandbox_tmp", "student_packages", "INSIDE", "SANDBOX_UID"]
+           "limit_resources", "sandbox_tmp", "student_packages", "descendants", "INSIDE", "SANDBOX_UID"]
 
 INSIDE = Path(__file__).with_name("inside.py")
 """The program run inside the sandbox."""
@@ -202,6 +202,7 @@ def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | No
         "--setenv", "HOME", "/work", "--setenv", "PATH", "/usr/bin:/bin",
         "--setenv", "PYTHONHASHSEED", "0", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
         "--setenv", "LANG", "C.UTF-8", "--setenv", "COURSE_STUDENT_PATH", os.pathsep.join(packages),
+        "--setenv", "COURSE_IN_SANDBOX", "1",
     ]
     for key, value in SANDBOX_ENV.items():
         command += ["--setenv", key, value]
@@ -230,6 +231,30 @@ def sandbox_tmp() -> str:
         except OSError:
             return "/tmp"
     return base
+
+
+def descendants(pid: int) -> list[int]:
+    """Process ids below ``pid`` (Linux /proc; empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
 
 
 def _processes_of(uid: int) -> int:

@@ -392,7 +392,17 @@ class Runner:
         state the cells left (the next test starts from it again).
         """
         sys.stdout.flush()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            # the student's processes fill the limit: stop them (every process of the sandbox
+            # but this one and bwrap), then try once more
+            _stop_strays()
+            try:
+                pid = os.fork()
+            except OSError as exc:
+                self.channel.send({"op": "fork-failed", "message": str(exc)})
+                return
         if pid == 0:
             try:
                 self.channel.send({"op": "forked"})
@@ -411,6 +421,26 @@ class Runner:
         self.proxies.clear()
         self.children.clear()
         self.channel.send({"op": "joined", "status": status})
+
+
+def _stop_strays():
+    """Kill every other process of the sandbox the student's code started, and reap them."""
+    import time
+
+    if os.environ.get("COURSE_IN_SANDBOX") != "1":
+        return          # never outside a sandbox's own PID namespace (--unsafe-no-sandbox)
+    try:
+        os.kill(-1, signal.SIGKILL)                # all we may signal, except ourselves and PID 1
+    except OSError:
+        pass
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.01)
 
 
 def plain_python(source):

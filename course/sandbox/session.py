@@ -234,7 +234,7 @@ class StudentSession:
     def close(self) -> None:
         """Stop the process (and, with it, everything the student's code started)."""
         proc, self.proc = self.proc, None
-        self._isolated = False
+        self._isolated = self._throwaway = False
         self._buffer = bytearray()
         if proc is not None:
             if proc.poll() is None:
@@ -599,13 +599,28 @@ class StudentSession:
     """True while a hidden test runs: nothing the student's code prints is passed on."""
 
     def _fork(self) -> None:
-        self._send({"op": "fork"})
-        message = self._receive()
-        if message.get("op") != "forked":
-            raise SessionError("the sandbox did not start the test")
-        self._isolated = True
+        """Start this test's copy of the process.  If the student's own processes fill the
+        limit, the sandbox is started afresh (its cells run again) and tried once more; if the
+        cells themselves fill it, the test runs in the fresh process, which is closed after it."""
+        for attempt in range(2):
+            self._send({"op": "fork"})
+            message = self._receive()
+            if message.get("op") == "forked":
+                self._isolated = True
+                return
+            if message.get("op") != "fork-failed":
+                raise SessionError("the sandbox did not start the test")
+            if attempt == 0:
+                self.restart()
+        self._isolated = self._throwaway = True
+
+    _throwaway = False
 
     def _join(self) -> None:
+        if self._throwaway:
+            self._throwaway = False
+            self.close()                   # the test ran in the process itself: not reused
+            return
         if self.proc is None or not self._isolated:
             return
         self._send({"op": "exit"})
@@ -787,30 +802,56 @@ def _nodes(data: Any, limit: int) -> int:
     return count
 
 
-def _tree_memory(pid: int) -> int:
-    """Resident memory of ``pid`` and every process below it, in bytes (Linux /proc)."""
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    page = os.sysconf("SC_PAGE_SIZE")
+def _children_of(pid: int) -> list[int] | None:
+    """Child process ids of ``pid`` (Linux ``/proc/PID/task/*/children``), None if unknown."""
+    found: list[int] = []
     try:
-        entries = os.listdir("/proc")
+        tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return 0
-    for entry in entries:
-        if not entry.isdigit():
-            continue
+        return []
+    for task in tasks:
         try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
-                fields_ = handle.read().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields_[1]), []).append(int(entry))
-            rss[int(entry)] = int(fields_[21]) * page
-        except (OSError, ValueError, IndexError):
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as handle:
+                found += [int(x) for x in handle.read().split()]
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
             continue
-    total, todo = 0, [pid]
+    return found
+
+
+def _memory_of(pid: int) -> int:
+    """Proportional resident memory of one process in bytes (pages shared by forks counted once
+    across them: ``Pss`` of ``smaps_rollup``), or its resident memory where that is missing."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _tree_memory(pid: int) -> int:
+    """Memory of ``pid`` and every process below it, in bytes (Linux /proc)."""
+    total, todo, seen = 0, [pid], set()
     while todo:
         current = todo.pop()
-        total += rss.get(current, 0)
-        todo.extend(children.get(current, ()))
+        if current in seen:
+            continue
+        seen.add(current)
+        total += _memory_of(current)
+        children = _children_of(current)
+        if children is None:                      # no children files: scan every process
+            from .bwrap import descendants
+
+            return total + sum(_memory_of(p) for p in descendants(current) if p not in seen)
+        todo += children
     return total
 
 
@@ -841,7 +882,12 @@ class _Isolated:
         session = self.session
         session._wants_isolation = True
         if session.proc is not None and session.proc.poll() is None:
-            session._fork()
+            try:
+                session._fork()
+            except SubmissionLimitError:
+                raise
+            except SessionError:
+                session.close()            # the test's first call starts a fresh sandbox
         return session
 
     def __exit__(self, *exc: Any) -> None:

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ...sandbox.bwrap import descendants as _descendants
 from ..course_dir import CourseLayout, gradebook, nbgrader_error
 from ..results.report import GradeRecord, fill_scores, read_report
 from ..results.summary import review_flags
@@ -33,30 +34,6 @@ WORKER_MARGIN = 60.0
 
 class Interrupted(KeyboardInterrupt):
     """Grading was stopped (Ctrl-C, SIGTERM): every worker and sandbox it started is stopped."""
-
-
-def _descendants(pid: int) -> list[int]:
-    """Process ids below ``pid`` (Linux /proc; empty elsewhere)."""
-    children: dict[int, list[int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
-                ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
 
 
 def _kill_tree(proc: subprocess.Popen) -> None:
