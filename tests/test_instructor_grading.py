@@ -79,11 +79,15 @@ def test_the_console_says_what_waits_for_hand_grading(graded):
 def test_feedback_warns_while_hand_grades_are_pending(graded):
     root, _ = graded
     status, out = _run("--root", str(root), "feedback")
-    assert status == 0
+    assert status == 1           # the unreadable notebook has a page saying why, not feedback
+    from course.grading.results.feedback import missing_feedback
+
+    assert missing_feedback(root) == [f"invalid-json/{A1}"]
     warning = next(line for line in out.splitlines() if line.startswith("WARNING: hand grading is pending"))
     assert "perfect (a1_minimax: 2 points)" in warning and "partial (a1_minimax: 2 points)" in warning
+    # an unreadable notebook needs the instructor's look: every cell of it waits (issue 20)
     assert pending_hand_grading(root) == [
-        ("partial", A1, 2.0), ("perfect", A1, 2.0)]
+        ("invalid-json", A1, 11.0), ("partial", A1, 2.0), ("perfect", A1, 2.0)]
 
 
 def test_summary_separates_not_attempted_from_crashed_and_centres_the_bars(graded, monkeypatch):
@@ -103,12 +107,12 @@ def test_summary_separates_not_attempted_from_crashed_and_centres_the_bars(grade
     assert a1.not_attempted == ["untouched"]
     assert a1.crashed == ["invalid-json"]
     assert (a1.autograded_points, a1.hand_points) == (9.0, 2.0)
-    assert a1.hand_pending == ["partial", "perfect"]
+    assert a1.hand_pending == ["invalid-json", "partial", "perfect"]
     text = "\n".join(lines)
     assert "(out of 11: 9 autograded + 2 graded by hand)" in text
     assert "not attempted (the untouched release, 0 points): 1 (untouched)" in text
     assert "crashed (could not be graded, 0 points): 1 (invalid-json)" in text
-    assert "still to grade by hand: 2 submissions" in text
+    assert "still to grade by hand: 3 submissions" in text
     (fig,) = figures
     bars = [p for p in fig.axes[0].patches if p.get_height() > 0]
     centres = {round(p.get_x() + p.get_width() / 2, 6) for p in bars}
@@ -122,5 +126,5 @@ def test_grades_warn_while_hand_grades_are_pending(graded, tmp_path):
     root, _ = graded
     status, out = _run("--root", str(root), "grades", "--output", str(tmp_path / "grades.csv"))
     assert status == 0
-    assert ("WARNING: 2 submissions still wait for hand grading (partial/a1_minimax, "
-            "perfect/a1_minimax): their scores lack 4 points in all") in out
+    assert ("WARNING: 3 submissions still wait for hand grading (invalid-json/a1_minimax, "
+            "partial/a1_minimax, perfect/a1_minimax): their scores lack 15 points in all") in out
