@@ -189,7 +189,11 @@ def test_autograde_exits_non_zero_and_names_the_students_without_a_grade(graded)
 
 def test_feedback_and_grades_name_what_they_could_not_produce(graded):
     root = str(graded["root"])
+    stale = graded["layout"].feedback / "ada" / A1 / "removed-notebook.html"
+    stale.parent.mkdir(parents=True, exist_ok=True)
+    stale.write_text("<p>a page of an earlier run</p>")
     status, out = _run("--root", root, "feedback")
+    assert not stale.exists()
     assert status == 1
     warning = next(x for x in out.splitlines() if "no feedback page for" in x)
     assert "hog/" in warning and "amplifier/" in warning and "unreadable/" in warning

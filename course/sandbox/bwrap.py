@@ -281,6 +281,12 @@ def limit_resources(limits: Limits, *, drop_root: bool = True):
     processes = _processes_of(SANDBOX_UID if root else os.geteuid()) + limits.processes
 
     def apply() -> None:
+        try:                           # dies with the grader's worker, however that ends
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)    # PR_SET_PDEATHSIG, SIGKILL
+        except (OSError, AttributeError):
+            pass
         if root:
             os.setgroups([])
             os.setgid(SANDBOX_UID)
