@@ -220,3 +220,44 @@ def test_the_time_limit_does_not_grow_with_the_cells():
     with pytest.raises(SessionError, match="time limit"):
         grade_notebook(cells, secret=None, cell_timeout=1, deadline=time.monotonic() + 3)
     assert time.monotonic() - start < 12
+
+
+FILE_LEAKER = '''
+import os
+from course import Player
+def minimax_value(game, state):
+    if os.path.exists("/tmp/seen"):
+        seen = open("/tmp/seen").read()
+        if not seen.startswith(f"{os.getpid()}:"):          # written by another test
+            raise RuntimeError("seen: " + seen)
+    else:
+        open("/tmp/seen", "w").write(f"{os.getpid()}:")
+    value = _search(game, state)
+    with open("/tmp/seen", "a") as f:
+        f.write(f"{value};")
+    return value
+def _search(game, state):
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = [_search(game, game.result(state, m)) for m in game.moves(state)]
+    return max(values) if game.turn(state) is Player.MAX else min(values)
+'''
+
+
+def test_a_hidden_test_leaves_no_file_for_a_later_report():
+    # what student code writes while a hidden test runs would be read back in a later test's
+    # failure message: hidden tests run after every visible test, so no later report exists
+    from course.grading.autograde.sandboxed import grade_notebook
+
+    locked = "from course.grading import check_minimax_value, textbook_cases, exercise_cases\n"
+    cells = [
+        {"kind": "locked", "source": locked, "trusted_source": locked},
+        {"kind": "student", "source": FILE_LEAKER, "trusted_source": FILE_LEAKER},
+        {"kind": "test", "source": "", "trusted_source":
+            "### BEGIN HIDDEN TESTS\ncheck_minimax_value(minimax_value, exercise_cases(5, 2))\n"
+            "### END HIDDEN TESTS\n"},
+        {"kind": "test", "source": "", "trusted_source":
+            "check_minimax_value(minimax_value, textbook_cases('minimax')[:1])\n"},
+    ]
+    results = grade_notebook(cells, secret="s")
+    assert "seen:" not in str(results[3]["outputs"]), results[3]["outputs"]

@@ -19,8 +19,9 @@ each submission:
    test cell passes if its code raises nothing.
 3. **The verdict becomes the cell's output**: nothing (a pass; nbgrader gives
    the points) or an error output with the check's message (no points).
-   Hidden tests run only after the visible ones passed, on cases derived from
-   the course's secret (:func:`course_secret`); their failures are reported
+   Hidden tests run only after the visible ones passed (after every visible test of the
+   notebook), on cases derived from the course's secret (:func:`course_secret`), each test
+   in its own copy of the student's process, printing nothing; their failures are reported
    without their cases, sources or expected values.
 
 nbgrader then saves the grades as usual.  Nothing in the student's process
@@ -258,7 +259,8 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
 
     Each test cell runs in its own copy of the student's process (visible tests, then hidden
     tests, each apart): nothing the student's code stores while one runs reaches another, and
-    nothing it prints during hidden tests is kept.
+    nothing it prints during hidden tests is kept.  Every visible test runs before any hidden
+    one, so nothing it writes to a file during a hidden test can reach a later report either.
     """
     results: list[dict] = [{"outputs": [], "passed": None, "hidden_failed": False} for _ in cells]
     to_sandbox = [(i, c["trusted_source"] if c["kind"] == "locked" else c["source"])
@@ -326,6 +328,9 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
                 if callable(space.get(name)) and name not in session.names:
                     space[name] = _memoised(space[name])
 
+        # Every visible test first, then the hidden ones: nothing student code sees during a
+        # hidden test (in memory, in a file it writes) can reach a later test's report.
+        hidden_runs = []
         for i, cell in enumerate(cells):
             if cell["kind"] != "test":
                 continue
@@ -339,22 +344,23 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
                 outputs.append(_error_output(type(exc).__name__, _message(exc)))
                 results[i].update(outputs=outputs, passed=False)
                 continue
-            if hidden.strip():
-                hidden_namespace.update({k: v for k, v in namespace.items()
-                                         if k not in hidden_namespace})
-                session.quiet = True             # nothing printed here reaches anyone
-                try:
-                    with session.isolated():
-                        _, exc = _run_code(plain_python(hidden), hidden_namespace,
-                                           f"<hidden tests {i + 1}>")
-                finally:
-                    session.quiet = False
-                _stop_at_limit(session)
-                if exc is not None:
-                    outputs.append(_error_output(type(exc).__name__, _hidden_message(exc)))
-                    results[i].update(outputs=outputs, passed=False, hidden_failed=True)
-                    continue
             results[i].update(outputs=outputs, passed=True)
+            if hidden.strip():
+                hidden_runs.append((i, hidden, dict(namespace)))
+        for i, hidden, seen in hidden_runs:
+            hidden_namespace.update({k: v for k, v in seen.items() if k not in hidden_namespace})
+            session.quiet = True             # nothing printed here reaches anyone
+            try:
+                with session.isolated():
+                    _, exc = _run_code(plain_python(hidden), hidden_namespace,
+                                       f"<hidden tests {i + 1}>")
+            finally:
+                session.quiet = False
+            _stop_at_limit(session)
+            if exc is not None:
+                results[i]["outputs"].append(_error_output(type(exc).__name__,
+                                                           _hidden_message(exc)))
+                results[i].update(passed=False, hidden_failed=True)
     finally:
         session.close()
     return results
