@@ -253,6 +253,17 @@ def test_an_interrupted_run_leaves_nothing_running_and_nothing_false_and_resumes
             assert (layout.autograded / entry["student"] / A1 / NB).is_file(), key
             graded_now.add(entry["student"])
     assert graded_now and len(graded_now) < len(students)
+    # the gradebook never shows an unfinished submission as graded: it waits for a look
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(layout.db_url, layout.course_id) as gb:
+        for who in set(students) - graded_now:
+            try:
+                sub = gb.find_submission(A1, who)
+            except MissingEntry:
+                continue
+            if report.get(f"{who}/{A1}", {}).get("status") == "grading":
+                assert sub.needs_manual_grade, who
     # grades.csv: nothing without its results says graded
     status, out = _run("--root", str(root), "grades", "--output", str(root / "grades.csv"))
     for row in csv.DictReader(open(root / "grades.csv")):

@@ -261,15 +261,19 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
             worker.stop()
 
 
-def _needs_attention(layout: CourseLayout, job: tuple[str, str], lock: Path) -> None:
-    """A submission with a notebook that could not be read: the formgrader shows it as needing
-    a hand grade (not as graded), for the instructor to look at."""
+def _needs_attention(layout: CourseLayout, job: tuple[str, str], lock: Path, *,
+                     autograded_only: bool = False) -> None:
+    """A submission with a notebook that could not be read (or, ``autograded_only``, whose
+    grading was interrupted): the formgrader shows it as needing a hand grade, not as graded
+    (with an earlier run's scores), for the instructor to look at.  ``autograded_only`` leaves
+    the written answers' hand grades as they are; the next run's autograding resets the rest."""
     with _locked_submission(layout, job, lock) as (gb, sub):
         if sub is None:
             return
         for nb in sub.notebooks:
             for grade in nb.grades:
-                grade.needs_manual_grade = True
+                if not autograded_only or grade.cell.cell_type == "code":
+                    grade.needs_manual_grade = True
         gb.db.commit()
 
 
@@ -301,13 +305,17 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
     report_lock = threading.Lock()
     workers: list[_Worker] = []
 
+    in_flight: set[tuple[str, str]] = set()
+
     def locked_done(record: GradeRecord) -> None:
         with report_lock:
+            in_flight.discard((record.student, record.assignment))
             done(record)
 
     def locked_begin(record: GradeRecord) -> None:
-        if begin is not None:
-            with report_lock:
+        with report_lock:
+            in_flight.add((record.student, record.assignment))
+            if begin is not None:
                 begin(record)
 
     threads = [threading.Thread(target=_run_queue, daemon=True,
@@ -328,6 +336,11 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
             worker.stop()
         for thread in threads:
             thread.join(15)
+        for job in sorted(in_flight):     # the gradebook may hold an earlier run's scores
+            try:
+                _needs_attention(layout, job, lock, autograded_only=True)
+            except Exception:  # noqa: BLE001 - the report already says "grading"
+                pass
         raise Interrupted("grading was interrupted") from None
     if stop.error is not None:
         raise stop.error
