@@ -443,6 +443,49 @@ def exercise_cases(
     return out
 
 
+#: Builders :func:`fixed_cases` can call.
+_FIXED_BUILDERS = ("exercise_cases", "tictactoe_cases")
+
+
+def fixed_cases(builder: str, seed: int, count: int, **kwargs: Any) -> list[Case]:
+    """Cases that are the same in every class: a builder run with the seed written here.
+
+    The hidden tests draw most of their cases from the class's grading secret, so that the
+    seeds published in ``solutions/`` do not give them away.  Whether a random draw catches a
+    given rule mistake depends on the draw, so the same wrong code could lose a point in one
+    class and keep it in another.  Each hidden test therefore adds, beside its random cases,
+    fixed cases found to expose every rule mistake its checks know (the mutants of
+    ``tests/test_grading_mutants.py``); the grader never derives their seed from the secret
+    (only the builders named in ``SALTED_BUILDERS`` are salted, and this one takes the
+    builder's *name*).  ``tests/test_grading_secret.py`` grades every mutant under many
+    secrets and finds the same points each time.
+
+    Parameters
+    ----------
+    builder : {"exercise_cases", "tictactoe_cases"}
+        Which case builder of this module to run.
+    seed, count, **kwargs
+        Its arguments, as written.
+
+    Returns
+    -------
+    list of Case
+
+    Raises
+    ------
+    ParameterError
+        For another builder name.
+
+    Examples
+    --------
+    >>> [c.name for c in fixed_cases("exercise_cases", 4, 2)]
+    ['random tree #1 (seed 4000)', 'random tree #2 (seed 4001)']
+    """
+    if builder not in _FIXED_BUILDERS:
+        raise ParameterError(f"fixed_cases runs one of {list(_FIXED_BUILDERS)}, got {builder!r}")
+    return globals()[builder](seed, count, **kwargs)
+
+
 # ---------------------------------------------------------------------------
 # textbook trees
 # ---------------------------------------------------------------------------
