@@ -191,7 +191,7 @@ def test_pruned_nodes_are_dashed_and_faded(aima):
     assert picture.nodes["n_1_1"] == picture.nodes["n_1_2"] == "pruned"
     svg = picture.svg()
     pruned, visited = group(svg, "n_1_1"), group(svg, "n_1_0")
-    assert "stroke-dasharray" in pruned and 'stroke="#8c8c8c"' in pruned.lower()
+    assert "stroke-dasharray" in pruned and 'stroke="#6a6a6a"' in pruned.lower()
     assert "stroke-dasharray" not in visited and 'stroke="#000000"' in visited.lower()
     assert "pruned:" in pruned and "visited:" in visited          # tooltips say so
     edge = svg[svg.index('id="e_1_1"'):]

@@ -71,8 +71,8 @@ _KIND_NAMES = {"max": "MAX", "min": "MIN", "chance": "CHANCE", "leaf": "leaf"}
 
 # Font sizes (points) and geometry (points; 72 per inch).
 VALUE_PT = 12
-NOTE_PT = 8
-NAME_PT = 9
+NOTE_PT = 10
+NAME_PT = 10
 EDGE_PT = 10
 TITLE_PT = 13
 SUMMARY_PT = 10
@@ -930,7 +930,7 @@ class _Builder:
             label = move
         rec = self.step.recs.get(path) if self.step is not None else None
         cut = rec is not None and rec.cut and index == rec.cut[0]
-        mark = f'<FONT POINT-SIZE="9" COLOR="{PALETTE["cut"]}"><B>cut</B></FONT>'
+        mark = f'<FONT POINT-SIZE="10" COLOR="{PALETTE["cut"]}"><B>cut</B></FONT>'
         if cut and label:
             # one label for both, so Graphviz keeps "cut" clear of the probability
             attrs["label"] = _Html(f"{escape(label)}<BR/>{mark}")

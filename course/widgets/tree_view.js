@@ -87,11 +87,11 @@ const LEGEND = [
   [ICON('<circle cx="13" cy="10" r="8" fill="#FAF5C4" stroke="#000"/>'), "CHANCE node (probabilities on its edges)"],
   [ICON('<rect x="3" y="3" width="20" height="14" fill="#fff" stroke="#000"/>'), "leaf: utility, #k = k-th evaluated"],
   [ICON('<rect x="5" y="5" width="17" height="12" fill="#EFEFEF" stroke="#000"/><path d="M5 5 l3 -3 h17 v12 l-3 3" fill="none" stroke="#000"/>'), "… n leaves: subtree summarised"],
-  [ICON('<rect x="3" y="3" width="20" height="14" fill="#F4F4F4" stroke="#8C8C8C" stroke-dasharray="3,2"/>'), "dashed, faded: pruned"],
-  [ICON('<rect x="3" y="3" width="20" height="14" fill="#fff" stroke="#ABABAB" stroke-dasharray="1,2"/>'), "dotted: not reached yet"],
+  [ICON('<rect x="3" y="3" width="20" height="14" fill="#F4F4F4" stroke="#6A6A6A" stroke-dasharray="3,2"/>'), "dashed, faded: pruned"],
+  [ICON('<rect x="3" y="3" width="20" height="14" fill="#fff" stroke="#6E6E6E" stroke-dasharray="1,2"/>'), "dotted: not reached yet"],
   [ICON('<rect x="3" y="3" width="20" height="14" fill="#fff" stroke="#D55E00" stroke-width="3"/>'), "thick outline: current step"],
   [ICON('<line x1="2" y1="10" x2="24" y2="10" stroke="#0072B2" stroke-width="4"/>'), "bold: the chosen move"],
-  ['<b style="color:#D55E00">cut</b>', "a cut-off: the dashed edges to its right were skipped"],
+  ['<b style="color:#A84C00">cut</b>', "a cut-off: the dashed edges to its right were skipped"],
   ["<span>α β</span>", "the window a node was searched with; [L, U]: bounds"],
 ];
 
