@@ -71,6 +71,11 @@ const CSS = `
 .course-tree-view.ctv-dark .ctv-port { filter: invert(0.9) hue-rotate(180deg); }
 .course-tree-view .ctv-error { color: #b00020; white-space: pre-wrap; }
 .course-tree-view details.ctv-legend { margin-top: 4px; }
+.course-tree-view .ctv-port:focus-visible { outline: 3px solid #0072B2; outline-offset: 2px; }
+.course-tree-view .ctv-sr { position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; }
+.course-tree-view details.ctv-text summary { cursor: pointer; color: var(--jp-ui-font-color1, #222); }
+.course-tree-view details.ctv-text ul { margin: 2px 0; padding-left: 1.4em; }
 .course-tree-view .ctv-legend summary { cursor: pointer; color: var(--jp-ui-font-color2, #555); }
 .course-tree-view .ctv-items { display: flex; flex-wrap: wrap; gap: 4px 16px; margin-top: 4px; }
 .course-tree-view .ctv-item { display: inline-flex; align-items: center; gap: 5px; }
@@ -553,8 +558,47 @@ function render({ model, el }) {
   legend.innerHTML = "<summary>legend</summary><div class='ctv-items'>" +
     LEGEND.map(([icon, text]) => `<span class="ctv-item">${icon}<span>${text}</span></span>`).join("") +
     "</div>";
-  root.append(style, bar, port, message, legend);
+  // In words (issue 21): the port is one image named by the picture's summary, "The tree in
+  // text" lists every drawn node, and a polite live region says each new summary.
+  port.setAttribute("role", "img");
+  port.tabIndex = 0;
+  port.setAttribute("data-lm-suppress-shortcuts", "true");
+  const text = document.createElement("details");
+  text.className = "ctv-text";
+  const live = document.createElement("div");
+  live.className = "ctv-sr";
+  live.setAttribute("aria-live", "polite");
+  live.setAttribute("role", "status");
+  root.append(style, bar, port, message, text, legend, live);
   el.appendChild(root);
+  let lastAlt = null;
+  function onWords() {
+    const alt = model.get("alt") || (model.get("dot") ? "Picture of a tree." : "No picture.");
+    port.setAttribute("aria-label", alt);
+    if (lastAlt !== null && alt !== lastAlt) live.textContent = alt;
+    lastAlt = alt;
+    const rows = model.get("outline") || [];
+    text.hidden = rows.length === 0;
+    const summary = document.createElement("summary");
+    summary.textContent = "The tree in text";
+    const top = document.createElement("ul");
+    const lists = [top];
+    let last = null;
+    for (const [depth, line] of rows) {
+      while (lists.length - 1 < depth && last) {
+        const ul = document.createElement("ul");
+        last.appendChild(ul);
+        lists.push(ul);
+      }
+      while (lists.length - 1 > depth) lists.pop();
+      last = document.createElement("li");
+      last.textContent = line;
+      lists[lists.length - 1].appendChild(last);
+    }
+    text.replaceChildren(summary, top);
+  }
+  model.on("change:alt", onWords);
+  model.on("change:outline", onWords);
 
   // view state: natural size of the picture (user units), zoom k (px per unit), offset (px)
   let svg = null, width = 1, height = 1, k = 1, x = 0, y = 0;
@@ -577,7 +621,7 @@ function render({ model, el }) {
   bar.appendChild(zoomText);
   const hint = document.createElement("span");
   hint.className = "ctv-hint";
-  hint.textContent = "drag to pan · Ctrl+wheel to zoom · " + (model.get("click_zoom") === false
+  hint.textContent = "drag or arrow keys to pan · Ctrl+wheel or +/− to zoom · " + (model.get("click_zoom") === false
     ? "click a node to answer for it" : "click a node to focus its subtree");
   bar.appendChild(hint);
 
@@ -878,6 +922,24 @@ function render({ model, el }) {
     zoomAt(Math.exp(-event.deltaY * 0.002), event.clientX - r.left, event.clientY - r.top);
   }, { passive: false });
 
+  // keyboard: arrows pan, + and - zoom, f fits, r is the readable zoom; the notebook never
+  // sees these keys while the picture has the focus
+  port.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || !svg) return;
+    const step = 60;
+    const moves = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step],
+                    ArrowDown: [0, -step] };
+    const r = port.getBoundingClientRect();
+    if (moves[event.key]) { x += moves[event.key][0]; y += moves[event.key][1]; mode = "kept"; apply(); }
+    else if (event.key === "+" || event.key === "=") zoomAt(1.25, r.width / 2, r.height / 2);
+    else if (event.key === "-") zoomAt(1 / 1.25, r.width / 2, r.height / 2);
+    else if (event.key === "f") { mode = "fit"; frame(); }
+    else if (event.key === "r") { mode = "readable"; frame(); }
+    else return;
+    event.preventDefault();
+    event.stopPropagation();
+  });
+
   function onCustom(msg) {
     if (!msg || !svg) return;
     if (msg.type === "fit" || msg.type === "readable") { mode = msg.type; frame(); }
@@ -905,6 +967,7 @@ function render({ model, el }) {
   const themeWatch = new MutationObserver(theme);
   themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
   theme();
+  onWords();
   onDot();
   return () => {
     disposed = true;
@@ -914,6 +977,8 @@ function render({ model, el }) {
     model.off("change:max_height", onHeight);
     model.off("msg:custom", onCustom);
     model.off("change:dot", onDot);
+    model.off("change:alt", onWords);
+    model.off("change:outline", onWords);
   };
 }
 

@@ -98,6 +98,12 @@ class TreeView(anywidget.AnyWidget):
     click_zoom : bool
         Whether a click on a node zooms to its subtree (a drill answered in the picture turns
         it off: there a click marks the node).
+    alt : str
+        The picture's accessible name (:attr:`TreePicture.summary`); when it changes, a live
+        region announces it to screen readers ("alphabeta (ε=4): value 5, 9 leaves evaluated…").
+    outline : list
+        ``[depth, description]`` of every drawn node (:attr:`TreePicture.outline`), shown as the
+        nested list under "The tree in text".
     """
 
     _esm = _HERE / "tree_view.js"
@@ -111,6 +117,8 @@ class TreeView(anywidget.AnyWidget):
     renders = traitlets.Int(0).tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
     click_zoom = traitlets.Bool(True).tag(sync=True)
+    alt = traitlets.Unicode("").tag(sync=True)
+    outline = traitlets.List([]).tag(sync=True)
 
     def __init__(self, picture: TreePicture | str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -129,11 +137,14 @@ class TreeView(anywidget.AnyWidget):
             For anything else.
         """
         if picture is None:
-            self.nodes, self.dot = {}, ""
+            self.nodes, self.alt, self.outline, self.dot = {}, "", [], ""
         elif isinstance(picture, TreePicture):
-            self.nodes, self.dot = dict(picture.nodes), picture.source
+            self.nodes = dict(picture.nodes)
+            with self.hold_sync():
+                self.alt, self.outline = picture.summary, [list(row) for row in picture.outline]
+                self.dot = picture.source
         elif isinstance(picture, str):
-            self.nodes, self.dot = {}, picture
+            self.nodes, self.alt, self.outline, self.dot = {}, "Picture of a graph.", [], picture
         else:
             raise ParameterError(f"TreeView shows a TreePicture or DOT text, got {type(picture).__name__}")
 
