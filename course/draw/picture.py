@@ -175,7 +175,7 @@ class TreePicture:
         svg = svg.replace("<svg", '<svg aria-hidden="true" focusable="false"', 1)
         name = escape(self.summary, quote=True)
         parts = [f'<figure class="course-picture" style="margin:0">',
-                 f'<div role="img" aria-label="{name}" style="max-width:100%;overflow-x:auto">'
+                 f'<div role="img" aria-label="{name}" tabindex="0" style="max-width:100%;overflow-x:auto">'
                  f"{svg}</div>"]
         if self.outline:
             parts.append('<details class="course-picture-text"><summary>The tree in text'
