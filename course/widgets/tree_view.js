@@ -8,19 +8,54 @@
 // readable and centred on the root), fit or readable after those buttons, or the same zoom and
 // position once they zoomed, panned or clicked a node.  A new `dot` whose layout is the one shown
 // (same nodes and edges, same sizes) is not laid out again: the SVG is restyled in place (see
-// "Restyling in place" below).  Viz.js is asked from the kernel once per page (a custom message
-// answered with the bundle as a binary buffer) and shared by every TreeView of the page.
+// "Restyling in place" below).  Viz.js comes with the widget state (see "Viz.js" below) and is
+// shared by every TreeView of the page.
 
 const MAX_ZOOM = 4;
 const MIN_ZOOM = 0.05;
 const FIT_MAX = 1.5;          // a small tree is enlarged at most this much by "fit"
 const PAD = 8;                // px kept free around a fitted picture
 
-// One Viz instance per page, whichever widget asked first.
+// ---- Viz.js: where the Graphviz module comes from ---------------------------------------------
+// One Viz instance per page, whichever widget asked first.  The module's bytes are the state of
+// the kernel's shared VizModule (trait `viz` holds its "IPY_MODEL_<id>"), which arrived with the
+// widgets, so nothing waits for the kernel: a picture draws while the kernel runs later cells.
+// Only when that model cannot be read is the kernel asked (a custom message answered with the
+// bundle), as before.
+async function bundleFromState(model) {
+  const ref = model.get("viz");
+  if (!ref || !model.widget_manager) return null;
+  const other = typeof ref === "string"
+    ? await model.widget_manager.get_model(ref.replace(/^IPY_MODEL_/, ""))
+    : ref;
+  const data = other && other.get && other.get("bundle");
+  if (!data || !data.byteLength) return null;
+  return data.buffer ? new Uint8Array(data.buffer, data.byteOffset || 0, data.byteLength) : data;
+}
+
+async function vizFrom(bytes) {
+  const url = URL.createObjectURL(new Blob([bytes], { type: "text/javascript" }));
+  try {
+    const module = await import(/* webpackIgnore: true */ url);
+    const viz = await module.instance();
+    globalThis.__courseVizReady = viz;       // for restyling, which never waits
+    return viz;
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
 function loadViz(model) {
   const g = globalThis;
   if (g.__courseViz) return g.__courseViz;
-  g.__courseViz = new Promise((resolve, reject) => {
+  g.__courseViz = bundleFromState(model).catch(() => null).then((bytes) =>
+    bytes ? vizFrom(bytes) : askTheKernel(model));
+  g.__courseViz.catch(() => { g.__courseViz = null; });   // let a later widget try again
+  return g.__courseViz;
+}
+
+function askTheKernel(model) {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       model.off("msg:custom", onMessage);
       reject(new Error("the kernel did not send the Graphviz module (is it running?)"));
@@ -29,24 +64,17 @@ function loadViz(model) {
       if (!msg || msg.type !== "viz-bundle") return;
       clearTimeout(timer);
       model.off("msg:custom", onMessage);
-      const url = URL.createObjectURL(new Blob([buffers[0]], { type: "text/javascript" }));
       try {
-        const module = await import(/* webpackIgnore: true */ url);
-        const viz = await module.instance();
-        g.__courseVizReady = viz;       // for restyling, which never waits
-        resolve(viz);
+        resolve(await vizFrom(buffers[0]));
       } catch (error) {
         reject(error);
-      } finally {
-        URL.revokeObjectURL(url);
       }
     }
     model.on("msg:custom", onMessage);
     model.send({ type: "viz-bundle?" });
   });
-  g.__courseViz.catch(() => { g.__courseViz = null; });   // let a later widget try again
-  return g.__courseViz;
 }
+// ---- end of Viz.js loading -------------------------------------------------------------------
 
 const CSS = `
 .course-tree-view { font-family: var(--jp-ui-font-family, sans-serif); font-size: 13px;

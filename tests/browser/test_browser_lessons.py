@@ -56,6 +56,10 @@ def test_lesson_runs_all_cells_without_errors(lab, lesson, axe):
         "v.querySelector('.ctv-error').textContent.trim() || "
         "v.querySelector('.ctv-port').getAttribute('aria-label') === 'No picture.')",
         timeout=60_000)
+    failed = lab.page.evaluate(
+        "() => Array.from(document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) "
+        ".course-tree-view .ctv-error')).map(e => e.textContent.trim()).filter(t => t)")
+    assert not failed, f"{lesson}: pictures not drawn after Run All: {failed[:3]}"
     pictures = lab.page.evaluate(_JS_PICTURES)
     assert not pictures["missing"], f"{lesson}: pictures without a text alternative: " \
         f"{pictures['missing'][:5]}"
