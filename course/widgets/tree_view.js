@@ -597,7 +597,8 @@ function render({ model, el }) {
   live.className = "ctv-sr";
   live.setAttribute("aria-live", "polite");
   live.setAttribute("role", "status");
-  root.append(style, bar, port, message, text, legend, live);
+  root.append(style, bar, port, message, text, legend);
+  if (model.get("announce") !== false) root.append(live);
   el.appendChild(root);
   let lastAlt = null;
   function onWords() {

@@ -133,6 +133,9 @@ class TreeView(anywidget.AnyWidget):
     alt : str
         The picture's accessible name (:attr:`TreePicture.summary`); when it changes, a live
         region announces it to screen readers ("alphabeta (ε=4): value 5, 9 leaves evaluated…").
+    announce : bool
+        Whether a new :attr:`alt` is said through a live region (a widget that announces its
+        own results, a drill or a game, turns it off so a screen reader hears one message).
     outline : list
         ``[depth, description]`` of every drawn node (:attr:`TreePicture.outline`), shown as the
         nested list under "The tree in text".
@@ -152,6 +155,7 @@ class TreeView(anywidget.AnyWidget):
     viz = traitlets.Instance(VizModule, allow_none=True).tag(
         sync=True, **ipywidgets.widget_serialization)
     alt = traitlets.Unicode("").tag(sync=True)
+    announce = traitlets.Bool(True).tag(sync=True)
     outline = traitlets.List([]).tag(sync=True)
 
     def __init__(self, picture: TreePicture | str | None = None, **kwargs: Any) -> None:
