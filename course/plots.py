@@ -1,14 +1,14 @@
 """Matplotlib figures for lessons and experiments.
 
-========================  =============================================================
-function                  draws
-========================  =============================================================
-:func:`plot_er_amb`       ER and AMB against ε, one line per tree size (BAB Figures 4-6)
+============================  =========================================================
+function                      draws
+============================  =========================================================
+:func:`plot_er_amb`           ER and AMB against ε, one line per tree size (BAB Figures 4-6)
 :func:`plot_leaves_vs_depth`  alpha-beta's leaves per ordering against depth, with the
-                          best case, ``b**(3d/4)`` and ``b**d`` (log scale)
+                              best case, ``b**(3d/4)`` and ``b**d`` (log scale)
 :func:`plot_decision_error`   Chen's decision error against nodes searched, one line per
-                          skip number (log scale)
-========================  =============================================================
+                              skip number (log scale)
+============================  =========================================================
 
 Every function takes plain Python data (documented with it), draws on ``ax``
 if given (else a new figure sized for a notebook), labels its axes, adds a
