@@ -12,11 +12,12 @@ SUBMISSIONS ?= submitted
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: help lab test test-fast test-explore install install-test release student-bundle autograde feedback grades \
-        collect-zip grading-summary benchmark experiments vendor-viz lite clean test-hub approve-config
+        collect-zip grading-summary benchmark experiments vendor-viz lite clean test-hub approve-config docs
 
 help:
 	@echo "Students:     make lab          start JupyterLab on the lessons"
 	@echo "Developers:   make test         install the test extra and run the whole suite"
+	@echo "              make docs         build the documentation site into build/docs"
 	@echo "              make test-fast    the suite without browser and notebook tests"
 	@echo "              make test-explore property tests on new random trees each run"
 	@echo "              make test-hub     a class on a real JupyterHub (as root; course/hub/)"
@@ -122,6 +123,17 @@ LITE_OUT ?= build/lite
 $(VENV)/.installed-lite: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[lite]'
 	@touch $(VENV)/.installed $@
+
+# The documentation site, built from docs/ into build/docs (open build/docs/index.html); offline,
+# warnings are errors.
+DOCS_OUT ?= build/docs
+$(VENV)/.installed-docs: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[docs]'
+	@touch $(VENV)/.installed $@
+
+docs: $(VENV)/.installed-docs
+	$(PY) -m sphinx -W --keep-going -q -b html docs "$(DOCS_OUT)"
+	@echo "the site: $(DOCS_OUT)/index.html"
 
 lite: $(VENV)/.installed-lite
 	$(PY) -m course.lite.build --output "$(LITE_OUT)" $(if $(PYODIDE_DIST),--pyodide-dist "$(PYODIDE_DIST)")

@@ -1,14 +1,14 @@
 """Matplotlib figures for lessons and experiments.
 
-========================  =============================================================
-function                  draws
-========================  =============================================================
-:func:`plot_er_amb`       ER and AMB against ε, one line per tree size (BAB Figures 4-6)
+============================  =========================================================
+function                      draws
+============================  =========================================================
+:func:`plot_er_amb`           ER and AMB against ε, one line per tree size (BAB Figures 4-6)
 :func:`plot_leaves_vs_depth`  alpha-beta's leaves per ordering against depth, with the
-                          best case, ``b**(3d/4)`` and ``b**d`` (log scale)
+                              best case, ``b**(3d/4)`` and ``b**d`` (log scale)
 :func:`plot_decision_error`   Chen's decision error against nodes searched, one line per
-                          skip number (log scale)
-========================  =============================================================
+                              skip number (log scale)
+============================  =========================================================
 
 Every function takes plain Python data (documented with it), draws on ``ax``
 if given (else a new figure sized for a notebook), labels its axes, adds a
@@ -16,6 +16,11 @@ legend, and returns the :class:`matplotlib.figure.Figure`.  Lines differ by
 marker and dash as well as by colour (Okabe-Ito), so the plots survive grey
 scale and colour-blindness.  Matplotlib is imported only when a function is
 called.
+
+Every figure shown in a notebook after this module is imported carries a text
+alternative (:func:`describe_figure`: each panel's title, axes and lines with
+their ranges) as the ``alt`` of its image (:func:`figure_html`), so a screen
+reader says what the plot shows instead of "image".
 
 References
 ----------
@@ -27,6 +32,7 @@ of Decision Error in Selective Game Tree Search*, Figures 1-2 (seed 003).
 from __future__ import annotations
 
 import math
+import sys
 from numbers import Real
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -34,7 +40,8 @@ from typing import Any
 from ._optional import require
 from .errors import ParameterError
 
-__all__ = ["plot_er_amb", "plot_leaves_vs_depth", "plot_decision_error", "STYLES"]
+__all__ = ["plot_er_amb", "plot_leaves_vs_depth", "plot_decision_error", "STYLES",
+           "describe_figure", "figure_html"]
 
 _COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -56,8 +63,12 @@ def _axes(ax: Any, count: int, *, width: float = 6.4, height: float = 4.0):
     if ax is None:
         fig, axes = plt.subplots(1, count, figsize=(width * count if count > 1 else width, height),
                                  layout="constrained")
+        # the inline backend drops every Figure formatter when it is set up (on the first
+        # figure): register the text alternative again now that it is
+        _show_figures_with_alt_text()
         axes = list(axes) if count > 1 else [axes]
         return fig, axes
+    _show_figures_with_alt_text()
     if hasattr(ax, "flat"):              # a numpy array of axes, from plt.subplots
         axes = list(ax.flat)
     else:
@@ -374,3 +385,109 @@ def plot_decision_error(rows: Sequence[Mapping[str, Any]], *, ax: Any = None):
     axis.grid(True, alpha=0.3)
     axis.legend(title="moves skipped per node", fontsize="small")
     return fig
+
+
+# --- text alternatives (issue 21) ------------------------------------------------------------
+
+def _short(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def describe_figure(fig: Any) -> str:
+    """A plot in words: each panel's title, axes (with their ranges) and lines.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    str
+        One sentence per panel, each line given by its label, its number of points and
+        where it starts and ends.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rows = [{"depth": 3, "epsilon": e, "er": 1 - e / 100, "amb": e / 2} for e in (0, 20, 40)]
+    >>> print(describe_figure(plot_er_amb(rows)))  # doctest: +NORMALIZE_WHITESPACE
+    Plot with 2 panels. Panel 1, Expanded ratio: x is ε (allowed error) from 0 to 40, y is ER
+    (expansions / expansions at ε = 0) from 0.6 to 1; lines: d=3 (3 points, from 1 at x=0 to 0.6
+    at x=40). Panel 2, Actual minimax bound: x is ε (allowed error) from 0 to 40, y is AMB (U − L
+    at the root) from 0 to 40; lines: d=3 (3 points, from 0 at x=0 to 20 at x=40), AMB = ε
+    (Theorem 1 bound) (2 points, from 0 at x=0 to 40 at x=40).
+    """
+    axes = [a for a in fig.axes if a.get_visible()]
+    parts = [f"Plot with {len(axes)} panel{'s' if len(axes) != 1 else ''}."]
+    for i, ax in enumerate(axes, 1):
+        title = ax.get_title() or ""
+        head = f"Panel {i}" + (f", {title}" if title else "") if len(axes) > 1 else (title or "Plot")
+        if len(axes) == 1 and title:
+            parts = [f"Plot, {title}."]
+            head = ""
+        data = [(list(map(float, l.get_xdata())), list(map(float, l.get_ydata())))
+                for l in ax.get_lines() if len(l.get_xdata())]
+        xs_all = [x for xs, _ in data for x in xs if math.isfinite(x)]
+        ys_all = [y for _, ys in data for y in ys if math.isfinite(y)]
+        x0, x1 = (min(xs_all), max(xs_all)) if xs_all else ax.get_xlim()
+        y0, y1 = (min(ys_all), max(ys_all)) if ys_all else ax.get_ylim()
+        scale = " (log scale)" if ax.get_yscale() == "log" else ""
+        text = (f"x is {ax.get_xlabel() or 'x'} from {_short(x0)} to {_short(x1)}, "
+                f"y is {ax.get_ylabel() or 'y'}{scale} from {_short(y0)} to {_short(y1)}")
+        lines = []
+        for line in ax.get_lines():
+            label = str(line.get_label())
+            xs, ys = list(line.get_xdata()), list(line.get_ydata())
+            if label.startswith("_") or not xs:
+                continue
+            lines.append(f"{label} ({len(xs)} point{'s' if len(xs) != 1 else ''}, from "
+                         f"{_short(float(ys[0]))} at x={_short(float(xs[0]))} to "
+                         f"{_short(float(ys[-1]))} at x={_short(float(xs[-1]))})")
+        if lines:
+            text += "; lines: " + ", ".join(lines)
+        parts.append((f"{head}: " if head else "") + text + ".")
+    return " ".join(parts)
+
+
+def figure_html(fig: Any) -> str:
+    """A figure as an HTML ``<img>`` (PNG, as the notebook draws it) whose ``alt`` says what it shows.
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1], [2, 3], label="a line"); _ = ax.set_title("<b>t</b>")
+    >>> html = figure_html(fig)
+    >>> html.startswith('<img alt="Plot, &lt;b&gt;t&lt;/b&gt;.') and "a line (2 points" in html
+    True
+    """
+    import base64
+    import io
+    from html import escape
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return (f'<img alt="{escape(describe_figure(fig), quote=True)}" '
+            f'src="data:image/png;base64,{data}" style="max-width:100%">')
+
+
+def _show_figures_with_alt_text() -> None:
+    """In IPython, show every matplotlib figure as :func:`figure_html` (JupyterLab prefers HTML)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:                      # pragma: no cover - IPython comes with Jupyter
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    formatter = shell.display_formatter.formatters["text/html"]
+    figure = sys.modules.get("matplotlib.figure")
+    if figure is not None:
+        formatter.for_type(figure.Figure, figure_html)
+    else:
+        formatter.for_type_by_name("matplotlib.figure", "Figure", figure_html)
+
+
+_show_figures_with_alt_text()

@@ -119,7 +119,9 @@ def test_no_engine_is_a_clear_error(monkeypatch, no_dot):
 def test_notebook_display_falls_back_to_the_browser_without_an_engine(monkeypatch, no_dot, aima):
     game, result = aima
     picture = draw_tree(game, result)
-    assert picture._repr_mimebundle_() == {"image/svg+xml": picture.svg()}   # engine installed
+    bundle = picture._repr_mimebundle_()                                      # engine installed
+    assert bundle["image/svg+xml"] == picture.svg()
+    assert 'role="img"' in bundle["text/html"] and bundle["text/plain"] == picture.describe()
     monkeypatch.setattr(engine_module, "_candidates", lambda: [])              # ... and now none
     import course.widgets.tree_view as tree_view
 
@@ -191,7 +193,7 @@ def test_pruned_nodes_are_dashed_and_faded(aima):
     assert picture.nodes["n_1_1"] == picture.nodes["n_1_2"] == "pruned"
     svg = picture.svg()
     pruned, visited = group(svg, "n_1_1"), group(svg, "n_1_0")
-    assert "stroke-dasharray" in pruned and 'stroke="#8c8c8c"' in pruned.lower()
+    assert "stroke-dasharray" in pruned and 'stroke="#6a6a6a"' in pruned.lower()
     assert "stroke-dasharray" not in visited and 'stroke="#000000"' in visited.lower()
     assert "pruned:" in pruned and "visited:" in visited          # tooltips say so
     edge = svg[svg.index('id="e_1_1"'):]
@@ -554,3 +556,52 @@ def test_expand_from_keeps_the_drawn_nodes():
     assert len(fixed) == 1 and len(own) > 1
     with pytest.raises(ParameterError, match="expand_from"):
         draw_tree(game, base, expand_from=bab(game, epsilon=0))
+
+
+# --- the picture in words (issue 21: a text alternative for every picture) -----------------------
+
+def test_every_drawn_node_has_a_line_in_the_outline(aima):
+    game, result = aima
+    picture = draw_tree(game, result)
+    assert len(picture.outline) == len(picture.nodes) == 13
+    assert picture.summary == ("Search tree, alphabeta: value 3, 7 leaves evaluated. "
+                               "13 nodes drawn: 11 visited, 2 pruned.")
+    depths = [depth for depth, _ in picture.outline]
+    assert depths[0] == 0 and all(b <= a + 1 for a, b in zip(depths, depths[1:]))
+    lines = dict((text.split(";")[0], text) for _, text in picture.outline)
+    assert "cut-off" in lines["visited: MIN node (1,) (C)"]          # why the search stopped there
+    assert lines["pruned: leaf node (1, 1) (C2)"].endswith("value 4")
+
+
+def test_the_html_figure_is_one_named_image_with_a_walkable_list(aima):
+    import xml.etree.ElementTree as ET
+
+    game, result = aima
+    picture = draw_tree(game, result)
+    html = picture.html()
+    root = ET.fromstring(html)                      # well formed, so lists nest as intended
+    image = root.find("div")
+    assert image.get("role") == "img" and image.get("aria-label") == picture.summary
+    svg = image[0]
+    assert svg.get("aria-hidden") == "true" and not html.count("<title>")
+    items = root.findall(".//details/ul/li")
+    assert len(items) == 1 and len(root.findall(".//details//li")) == 13
+    ids = [el.get("id") for el in root.iter() if el.get("id")]
+    assert ids and all(i.startswith("p") and "-" in i for i in ids)   # unique to this picture
+
+
+def test_names_in_the_text_alternative_are_escaped():
+    from course import minimax, parse_tree
+
+    tree = parse_tree({"label": "<b>A</b>", "max": [{"label": "<img src=x onerror=alert(1)>",
+                                                      "value": 3}, 5]})
+    picture = draw_tree(tree, minimax(tree, trace=True))
+    html = picture.html()
+    assert "<img src=x" not in html and "&lt;img src=x" in html
+
+
+def test_a_bare_tree_and_a_step_are_described_too(aima):
+    game, result = aima
+    assert draw_tree(game).summary == "Game tree. 13 nodes drawn."
+    step = draw_tree(game, result, upto=3)
+    assert "current" in step.summary and "not reached yet" in step.summary

@@ -1,4 +1,4 @@
-"""The README's instructor section names menus, commands and files that exist."""
+"""The instructor guide (docs/instructor/grading.md) names menus, commands and files that exist."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import nbgrader
 
 from test_grading_support import ROOT
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = (ROOT / "docs" / "instructor" / "grading.md").read_text(encoding="utf-8")
 SECTION = README[README.index("<!-- section:grading -->"):README.index("<!-- /section:grading -->")]
 NBGRADER = Path(nbgrader.__file__).parent
 

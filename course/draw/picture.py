@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from collections.abc import Mapping
+from html import escape
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -40,6 +43,13 @@ class TreePicture:
         listed.
     title : str or None
         The caption drawn above the picture.
+    summary : str
+        One sentence that says what the picture shows (the search, its result, how many
+        nodes were visited and pruned): the picture's accessible name.
+    outline : tuple of (int, str)
+        The drawn nodes depth first, each as (depth, description): its status, kind,
+        path, value, window and why it was cut.  :meth:`describe` prints it; in
+        JupyterLab it is the expandable "The tree in text" below the picture.
 
     Examples
     --------
@@ -50,13 +60,16 @@ class TreePicture:
     True
     """
 
-    __slots__ = ("source", "nodes", "title", "_cache")
+    __slots__ = ("source", "nodes", "title", "summary", "outline", "_cache")
 
     def __init__(self, source: str, *, nodes: Mapping[str, str] | None = None,
-                 title: str | None = None) -> None:
+                 title: str | None = None, summary: str | None = None,
+                 outline: tuple[tuple[int, str], ...] = ()) -> None:
         self.source = source
         self.nodes = MappingProxyType(dict(nodes or {}))
         self.title = title
+        self.summary = summary or (f"Picture: {title}." if title else "Picture of a graph.")
+        self.outline = tuple((int(depth), str(text)) for depth, text in outline)
         self._cache: dict[tuple, bytes] = {}
 
     def __repr__(self) -> str:
@@ -116,6 +129,60 @@ class TreePicture:
             )
         return target
 
+    def describe(self) -> str:
+        """The picture in words: its summary, then one indented line per drawn node.
+
+        What a screen reader reads, and a way to debug a search in text.
+
+        Examples
+        --------
+        >>> from course import alphabeta
+        >>> from course.draw import draw_tree
+        >>> from course.examples import aima_figure_5_2
+        >>> game = aima_figure_5_2()
+        >>> print(draw_tree(game, alphabeta(game, trace=True)).describe())  # doctest: +ELLIPSIS
+        Search tree, alphabeta: value 3, 7 leaves evaluated. 13 nodes drawn: 11 visited, 2 pruned.
+        visited: MAX node root (A); value 3; searched with α=-∞ β=+∞
+          visited: MIN node (0,) (B); value 3; searched with α=-∞ β=+∞; the chosen root move
+            visited: leaf node (0, 0) (B1); value 3, the 1st leaf evaluated
+        ...
+          visited: MIN node (1,) (C); value ≤2; searched with α=3 β=+∞; cut-off (...)
+            visited: leaf node (1, 0) (C1); value 2, the 4th leaf evaluated
+            pruned: leaf node (1, 1) (C2); value 4
+        ...
+        """
+        lines = [self.summary]
+        lines.extend("  " * depth + text for depth, text in self.outline)
+        return "\n".join(lines)
+
+    def html(self) -> str:
+        """The picture as an HTML figure with its text alternative.
+
+        The SVG is one image whose accessible name is :attr:`summary`; below it a
+        ``<details>`` holds the outline as a nested list a screen reader can walk.  Ids
+        inside the SVG are made unique to this picture, so several pictures can share a
+        page.
+
+        Raises
+        ------
+        course.draw.RenderError
+            If no Graphviz program is installed.
+        """
+        svg = self.inline_svg()
+        key = hashlib.sha256(self.source.encode("utf-8")).hexdigest()[:10]
+        svg = re.sub(r'\bid="([^"]*)"', lambda m: f'id="p{key}-{m.group(1)}"', svg)
+        svg = re.sub(r"<title>[^<]*</title>", "", svg)       # Graphviz ids, not words
+        svg = svg.replace("<svg", '<svg aria-hidden="true" focusable="false"', 1)
+        name = escape(self.summary, quote=True)
+        parts = [f'<figure class="course-picture" style="margin:0">',
+                 f'<div role="img" aria-label="{name}" tabindex="0" style="max-width:100%;overflow-x:auto">'
+                 f"{svg}</div>"]
+        if self.outline:
+            parts.append('<details class="course-picture-text"><summary>The tree in text'
+                         "</summary>" + _nested_list(self.outline) + "</details>")
+        parts.append("</figure>")
+        return "".join(parts)
+
     def _repr_svg_(self) -> str | None:
         """Inline SVG for JupyterLab, or None when no server-side engine is installed."""
         try:
@@ -129,7 +196,8 @@ class TreePicture:
         same DOT out in the browser (Graphviz compiled to WebAssembly, shipped in the package).
         """
         try:
-            return {"image/svg+xml": self.svg()}
+            return {"text/html": self.html(), "image/svg+xml": self.svg(),
+                    "text/plain": self.describe()}
         except RenderError:
             pass
         # Display only, imported on use: the widget layer sits above the drawing layer.
@@ -143,3 +211,24 @@ class TreePicture:
         text = self.svg()
         start = text.find("<svg")
         return text[start:] if start >= 0 else text
+
+
+def _nested_list(outline: tuple[tuple[int, str], ...]) -> str:
+    """(depth, text) rows, depth first, as nested ``<ul>`` lists (text escaped)."""
+    out: list[str] = []
+    depth = -1
+    for level, text in outline:
+        level = max(0, min(level, depth + 1))         # never skip a level
+        if level > depth:
+            out.append("<ul>")
+        else:
+            out.append("</li>")
+            while depth > level:
+                out.append("</ul></li>")
+                depth -= 1
+        out.append(f"<li>{escape(text)}")
+        depth = level
+    while depth >= 0:
+        out.append("</li></ul>")
+        depth -= 1
+    return "".join(out)

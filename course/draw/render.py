@@ -71,8 +71,8 @@ _KIND_NAMES = {"max": "MAX", "min": "MIN", "chance": "CHANCE", "leaf": "leaf"}
 
 # Font sizes (points) and geometry (points; 72 per inch).
 VALUE_PT = 12
-NOTE_PT = 8
-NAME_PT = 9
+NOTE_PT = 10
+NAME_PT = 10
 EDGE_PT = 10
 TITLE_PT = 13
 SUMMARY_PT = 10
@@ -810,7 +810,8 @@ def draw_tree(
 
         legend_lines = legend_cluster(builder.deepest())
     source = builder.source(title or None, legend_lines)
-    return TreePicture(source, nodes=builder.statuses, title=title or None)
+    return TreePicture(source, nodes=builder.statuses, title=title or None,
+                       summary=builder.summary(title or None), outline=builder.outline())
 
 
 class _Builder:
@@ -886,7 +887,7 @@ class _Builder:
         note = _note_text(rec, self.show_window)
         details = []
         if main:
-            details.append(("so far " if rec.active else "") + main)
+            details.append(("value so far " if rec.active else "value ") + main)
         if window:
             details.append(("window " if rec.active else "searched with ") + window)
         if rec.cut:
@@ -930,7 +931,7 @@ class _Builder:
             label = move
         rec = self.step.recs.get(path) if self.step is not None else None
         cut = rec is not None and rec.cut and index == rec.cut[0]
-        mark = f'<FONT POINT-SIZE="9" COLOR="{PALETTE["cut"]}"><B>cut</B></FONT>'
+        mark = f'<FONT POINT-SIZE="10" COLOR="{PALETTE["cut"]}"><B>cut</B></FONT>'
         if cut and label:
             # one label for both, so Graphviz keeps "cut" clear of the probability
             attrs["label"] = _Html(f"{escape(label)}<BR/>{mark}")
@@ -984,7 +985,7 @@ class _Builder:
         if status == "current":
             attrs.update(color=PALETTE["current"], penwidth=3.0)
         attrs["label"] = _html_label("summary", {"value": line, "note": note}, value_pt=SUMMARY_PT)
-        attrs["_kind"] = "summary"
+        attrs["_kind"], attrs["_depth"] = "summary", len(path) + 1
         self.nodes.append((sid, attrs))
         edge = {"id": _node_id(path, "e_s")}
         edge.update(_edge_style(style_status if status != "current" else "visited"))
@@ -1026,6 +1027,33 @@ class _Builder:
                 node_attrs["tooltip"] += "; the chosen root move"
 
     # output --------------------------------------------------------------------------------
+    # the picture in words -----------------------------------------------------------------
+    def summary(self, title: str | None) -> str:
+        """One sentence for the picture's accessible name: what was searched and how it went."""
+        counts: dict[str, int] = {}
+        for status in self.statuses.values():
+            counts[status] = counts.get(status, 0) + 1
+        drawn = sum(n for s, n in counts.items() if s != "summary")
+        what = "Search tree" if self.algorithm else "Game tree"
+        text = what + (f", {title}" if title else "") + f". {drawn} nodes drawn"
+        parts = [f"{counts[s]} {word}" for s, word in
+                 (("visited", "visited"), ("current", "current"), ("pruned", "pruned"),
+                  ("pending", "not reached yet")) if counts.get(s)]
+        if parts:
+            text += ": " + ", ".join(parts)
+        if counts.get("summary"):
+            text += f", {counts['summary']} subtrees summarised"
+        return text + "."
+
+    def outline(self) -> tuple[tuple[int, str], ...]:
+        """The drawn nodes depth first, each with its depth and its description."""
+        rows = []
+        for _, attrs in self.nodes:
+            path = attrs.get("_path")
+            depth = attrs["_depth"] if path is None else len(path)
+            rows.append((depth, attrs.get("tooltip", "")))
+        return tuple(rows)
+
     def source(self, title: str | None, legend_lines: list[str]) -> str:
         kinds = [(attrs["_kind"], self.widths.get(attrs.get("_path"), {})) for _, attrs in self.nodes
                  if "_path" in attrs]
@@ -1044,6 +1072,7 @@ class _Builder:
         for nid, attrs in self.nodes:
             attrs = dict(attrs)
             kind = attrs.pop("_kind")
+            attrs.pop("_depth", None)
             texts = attrs.pop("_texts", None)
             path = attrs.pop("_path", None)
             if path is not None:

@@ -1,4 +1,4 @@
-"""The reference searches.  Each takes a :class:`~course.game.Game` and returns a
+r"""The reference searches.  Each takes a :class:`~course.game.Game` and returns a
 :class:`~course.search.result.SearchResult`; ``trace=True`` adds a step-by-step trace.
 
 ========================  ==========================================================
@@ -7,7 +7,7 @@ search                    what it computes
 :func:`minimax`           exact value, every leaf (no chance nodes)
 :func:`expectimax`        exact value, every leaf (chance nodes allowed)
 :func:`alphabeta`         exact value with alpha-beta pruning (no chance nodes)
-:func:`star1`             exact value with *-minimax pruning (chance allowed)
+:func:`star1`             exact value with \*-minimax pruning (chance allowed)
 :func:`bab`               bounds at most epsilon apart (Bounded Alpha-Beta)
 :func:`naive_epsilon`     alpha-beta cutting at ``beta <= alpha + eps`` (unsafe)
 :func:`selective`         Chen's selective depth-limited minimax

@@ -103,13 +103,13 @@ def naive_epsilon(
     At a MAX node: ``v = max(v, child)``, ``alpha = max(alpha, v)``; at a MIN
     node: ``v = min(v, child)``, ``beta = min(beta, v)``; then, unless the child
     was the last one, cut when ``beta <= alpha + epsilon`` and return ``v``.
-    With ``epsilon = 0`` it evaluates exactly the leaves alpha-beta does.
+    With ``epsilon = 0`` it evaluates exactly the leaves alpha-beta does.  The parameters
+    other than ``epsilon`` are those of :func:`alphabeta`.
 
     Parameters
     ----------
     epsilon : float
         The (meant) error margin, >= 0.
-    Other parameters are those of :func:`alphabeta`.
 
     Returns
     -------

@@ -137,7 +137,7 @@ def star1(
     cutoff: Callable[[Any, int], bool] | None = None,
     trace: bool = False,
 ) -> SearchResult:
-    """Star1 (*-minimax): :func:`bab` with ``epsilon = 0``, the exact value with safe pruning.
+    r"""Star1 (\*-minimax): :func:`bab` with ``epsilon = 0``, the exact value with safe pruning.
 
     Examples
     --------

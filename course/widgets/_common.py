@@ -12,6 +12,7 @@ from ..draw import RenderError, TreePicture
 from ..errors import CourseError, ParameterError
 from ..game import Game
 from ..trees import TreeGame, TreeNode, game_to_tree
+from .control_names import ControlNames
 from .tree_view import TreeView
 
 __all__ = ["Explorer", "fmt", "as_tree", "MAX_TREE_NODES"]
@@ -109,7 +110,8 @@ class Explorer(widgets.VBox):
                         self.info]
         else:
             children = [*controls, self.picture, self.info]
-        super().__init__(children=children, **kwargs)
+        super().__init__(children=[*children, ControlNames()], **kwargs)
+        self.add_class("course-explorer")
 
     def watch(self, *controls: widgets.Widget, handler: Callable[[dict], None] | None = None) -> None:
         """Redraw (or call ``handler``) whenever one of ``controls`` changes value."""

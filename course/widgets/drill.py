@@ -88,7 +88,7 @@ class DrillWidget(widgets.VBox):
         kinds = [[k, _KIND_LABELS[k]] for k in KINDS]
         self.top = DrillPanel(section="top", kinds=kinds)
         self.answer = DrillPanel(section="answer", kinds=kinds)
-        self.picture = TreeView(max_height=380, click_zoom=False,
+        self.picture = TreeView(max_height=380, click_zoom=False, announce=False,
                                 layout=widgets.Layout(width="100%"))
         self.picture.on_node_click(self._clicked)
         for panel in (self.top, self.answer):

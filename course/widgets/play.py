@@ -66,7 +66,7 @@ class PlayWidget(widgets.VBox):
         self.depth = depth if depth is not None else (2 if _is_tictactoe(match.game) else 3)
         self.board = PlayBoard()
         self.board.on_msg(self._on_message)
-        self.picture = TreeView(max_height=360, layout=widgets.Layout(width="100%"))
+        self.picture = TreeView(max_height=360, announce=False, layout=widgets.Layout(width="100%"))
         self.error = ""
         self._n = 0
         super().__init__(children=[self.board, self.picture])

@@ -8,19 +8,54 @@
 // readable and centred on the root), fit or readable after those buttons, or the same zoom and
 // position once they zoomed, panned or clicked a node.  A new `dot` whose layout is the one shown
 // (same nodes and edges, same sizes) is not laid out again: the SVG is restyled in place (see
-// "Restyling in place" below).  Viz.js is asked from the kernel once per page (a custom message
-// answered with the bundle as a binary buffer) and shared by every TreeView of the page.
+// "Restyling in place" below).  Viz.js comes with the widget state (see "Viz.js" below) and is
+// shared by every TreeView of the page.
 
 const MAX_ZOOM = 4;
 const MIN_ZOOM = 0.05;
 const FIT_MAX = 1.5;          // a small tree is enlarged at most this much by "fit"
 const PAD = 8;                // px kept free around a fitted picture
 
-// One Viz instance per page, whichever widget asked first.
+// ---- Viz.js: where the Graphviz module comes from ---------------------------------------------
+// One Viz instance per page, whichever widget asked first.  The module's bytes are the state of
+// the kernel's shared VizModule (trait `viz` holds its "IPY_MODEL_<id>"), which arrived with the
+// widgets, so nothing waits for the kernel: a picture draws while the kernel runs later cells.
+// Only when that model cannot be read is the kernel asked (a custom message answered with the
+// bundle), as before.
+async function bundleFromState(model) {
+  const ref = model.get("viz");
+  if (!ref || !model.widget_manager) return null;
+  const other = typeof ref === "string"
+    ? await model.widget_manager.get_model(ref.replace(/^IPY_MODEL_/, ""))
+    : ref;
+  const data = other && other.get && other.get("bundle");
+  if (!data || !data.byteLength) return null;
+  return data.buffer ? new Uint8Array(data.buffer, data.byteOffset || 0, data.byteLength) : data;
+}
+
+async function vizFrom(bytes) {
+  const url = URL.createObjectURL(new Blob([bytes], { type: "text/javascript" }));
+  try {
+    const module = await import(/* webpackIgnore: true */ url);
+    const viz = await module.instance();
+    globalThis.__courseVizReady = viz;       // for restyling, which never waits
+    return viz;
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
 function loadViz(model) {
   const g = globalThis;
   if (g.__courseViz) return g.__courseViz;
-  g.__courseViz = new Promise((resolve, reject) => {
+  g.__courseViz = bundleFromState(model).catch(() => null).then((bytes) =>
+    bytes ? vizFrom(bytes) : askTheKernel(model));
+  g.__courseViz.catch(() => { g.__courseViz = null; });   // let a later widget try again
+  return g.__courseViz;
+}
+
+function askTheKernel(model) {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       model.off("msg:custom", onMessage);
       reject(new Error("the kernel did not send the Graphviz module (is it running?)"));
@@ -29,24 +64,17 @@ function loadViz(model) {
       if (!msg || msg.type !== "viz-bundle") return;
       clearTimeout(timer);
       model.off("msg:custom", onMessage);
-      const url = URL.createObjectURL(new Blob([buffers[0]], { type: "text/javascript" }));
       try {
-        const module = await import(/* webpackIgnore: true */ url);
-        const viz = await module.instance();
-        g.__courseVizReady = viz;       // for restyling, which never waits
-        resolve(viz);
+        resolve(await vizFrom(buffers[0]));
       } catch (error) {
         reject(error);
-      } finally {
-        URL.revokeObjectURL(url);
       }
     }
     model.on("msg:custom", onMessage);
     model.send({ type: "viz-bundle?" });
   });
-  g.__courseViz.catch(() => { g.__courseViz = null; });   // let a later widget try again
-  return g.__courseViz;
 }
+// ---- end of Viz.js loading -------------------------------------------------------------------
 
 const CSS = `
 .course-tree-view { font-family: var(--jp-ui-font-family, sans-serif); font-size: 13px;
@@ -71,6 +99,11 @@ const CSS = `
 .course-tree-view.ctv-dark .ctv-port { filter: invert(0.9) hue-rotate(180deg); }
 .course-tree-view .ctv-error { color: #b00020; white-space: pre-wrap; }
 .course-tree-view details.ctv-legend { margin-top: 4px; }
+.course-tree-view .ctv-port:focus-visible { outline: 3px solid #0072B2; outline-offset: 2px; }
+.course-tree-view .ctv-sr { position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; }
+.course-tree-view details.ctv-text summary { cursor: pointer; color: var(--jp-ui-font-color1, #222); }
+.course-tree-view details.ctv-text ul { margin: 2px 0; padding-left: 1.4em; }
 .course-tree-view .ctv-legend summary { cursor: pointer; color: var(--jp-ui-font-color2, #555); }
 .course-tree-view .ctv-items { display: flex; flex-wrap: wrap; gap: 4px 16px; margin-top: 4px; }
 .course-tree-view .ctv-item { display: inline-flex; align-items: center; gap: 5px; }
@@ -87,11 +120,11 @@ const LEGEND = [
   [ICON('<circle cx="13" cy="10" r="8" fill="#FAF5C4" stroke="#000"/>'), "CHANCE node (probabilities on its edges)"],
   [ICON('<rect x="3" y="3" width="20" height="14" fill="#fff" stroke="#000"/>'), "leaf: utility, #k = k-th evaluated"],
   [ICON('<rect x="5" y="5" width="17" height="12" fill="#EFEFEF" stroke="#000"/><path d="M5 5 l3 -3 h17 v12 l-3 3" fill="none" stroke="#000"/>'), "… n leaves: subtree summarised"],
-  [ICON('<rect x="3" y="3" width="20" height="14" fill="#F4F4F4" stroke="#8C8C8C" stroke-dasharray="3,2"/>'), "dashed, faded: pruned"],
-  [ICON('<rect x="3" y="3" width="20" height="14" fill="#fff" stroke="#ABABAB" stroke-dasharray="1,2"/>'), "dotted: not reached yet"],
+  [ICON('<rect x="3" y="3" width="20" height="14" fill="#F4F4F4" stroke="#6A6A6A" stroke-dasharray="3,2"/>'), "dashed, faded: pruned"],
+  [ICON('<rect x="3" y="3" width="20" height="14" fill="#fff" stroke="#6E6E6E" stroke-dasharray="1,2"/>'), "dotted: not reached yet"],
   [ICON('<rect x="3" y="3" width="20" height="14" fill="#fff" stroke="#D55E00" stroke-width="3"/>'), "thick outline: current step"],
   [ICON('<line x1="2" y1="10" x2="24" y2="10" stroke="#0072B2" stroke-width="4"/>'), "bold: the chosen move"],
-  ['<b style="color:#D55E00">cut</b>', "a cut-off: the dashed edges to its right were skipped"],
+  ['<b style="color:#A84C00">cut</b>', "a cut-off: the dashed edges to its right were skipped"],
   ["<span>α β</span>", "the window a node was searched with; [L, U]: bounds"],
 ];
 
@@ -553,8 +586,48 @@ function render({ model, el }) {
   legend.innerHTML = "<summary>legend</summary><div class='ctv-items'>" +
     LEGEND.map(([icon, text]) => `<span class="ctv-item">${icon}<span>${text}</span></span>`).join("") +
     "</div>";
-  root.append(style, bar, port, message, legend);
+  // In words (issue 21): the port is one image named by the picture's summary, "The tree in
+  // text" lists every drawn node, and a polite live region says each new summary.
+  port.setAttribute("role", "img");
+  port.tabIndex = 0;
+  port.setAttribute("data-lm-suppress-shortcuts", "true");
+  const text = document.createElement("details");
+  text.className = "ctv-text";
+  const live = document.createElement("div");
+  live.className = "ctv-sr";
+  live.setAttribute("aria-live", "polite");
+  live.setAttribute("role", "status");
+  root.append(style, bar, port, message, text, legend);
+  if (model.get("announce") !== false) root.append(live);
   el.appendChild(root);
+  let lastAlt = null;
+  function onWords() {
+    const alt = model.get("alt") || (model.get("dot") ? "Picture of a tree." : "No picture.");
+    port.setAttribute("aria-label", alt);
+    if (lastAlt !== null && alt !== lastAlt) live.textContent = alt;
+    lastAlt = alt;
+    const rows = model.get("outline") || [];
+    text.hidden = rows.length === 0;
+    const summary = document.createElement("summary");
+    summary.textContent = "The tree in text";
+    const top = document.createElement("ul");
+    const lists = [top];
+    let last = null;
+    for (const [depth, line] of rows) {
+      while (lists.length - 1 < depth && last) {
+        const ul = document.createElement("ul");
+        last.appendChild(ul);
+        lists.push(ul);
+      }
+      while (lists.length - 1 > depth) lists.pop();
+      last = document.createElement("li");
+      last.textContent = line;
+      lists[lists.length - 1].appendChild(last);
+    }
+    text.replaceChildren(summary, top);
+  }
+  model.on("change:alt", onWords);
+  model.on("change:outline", onWords);
 
   // view state: natural size of the picture (user units), zoom k (px per unit), offset (px)
   let svg = null, width = 1, height = 1, k = 1, x = 0, y = 0;
@@ -577,7 +650,7 @@ function render({ model, el }) {
   bar.appendChild(zoomText);
   const hint = document.createElement("span");
   hint.className = "ctv-hint";
-  hint.textContent = "drag to pan · Ctrl+wheel to zoom · " + (model.get("click_zoom") === false
+  hint.textContent = "drag or arrow keys to pan · Ctrl+wheel or +/− to zoom · " + (model.get("click_zoom") === false
     ? "click a node to answer for it" : "click a node to focus its subtree");
   bar.appendChild(hint);
 
@@ -878,6 +951,24 @@ function render({ model, el }) {
     zoomAt(Math.exp(-event.deltaY * 0.002), event.clientX - r.left, event.clientY - r.top);
   }, { passive: false });
 
+  // keyboard: arrows pan, + and - zoom, f fits, r is the readable zoom; the notebook never
+  // sees these keys while the picture has the focus
+  port.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || !svg) return;
+    const step = 60;
+    const moves = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step],
+                    ArrowDown: [0, -step] };
+    const r = port.getBoundingClientRect();
+    if (moves[event.key]) { x += moves[event.key][0]; y += moves[event.key][1]; mode = "kept"; apply(); }
+    else if (event.key === "+" || event.key === "=") zoomAt(1.25, r.width / 2, r.height / 2);
+    else if (event.key === "-") zoomAt(1 / 1.25, r.width / 2, r.height / 2);
+    else if (event.key === "f") { mode = "fit"; frame(); }
+    else if (event.key === "r") { mode = "readable"; frame(); }
+    else return;
+    event.preventDefault();
+    event.stopPropagation();
+  });
+
   function onCustom(msg) {
     if (!msg || !svg) return;
     if (msg.type === "fit" || msg.type === "readable") { mode = msg.type; frame(); }
@@ -905,6 +996,7 @@ function render({ model, el }) {
   const themeWatch = new MutationObserver(theme);
   themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
   theme();
+  onWords();
   onDot();
   return () => {
     disposed = true;
@@ -914,6 +1006,8 @@ function render({ model, el }) {
     model.off("change:max_height", onHeight);
     model.off("msg:custom", onCustom);
     model.off("change:dot", onDot);
+    model.off("change:alt", onWords);
+    model.off("change:outline", onWords);
   };
 }
 

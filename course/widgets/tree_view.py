@@ -7,7 +7,11 @@ shows it in a viewport the reader can pan (drag) and zoom (Ctrl + wheel, the ``-
 buttons), with a *fit* button, a *readable* button (every label at least :attr:`min_label_px`
 pixels high, the root in view), a legend that wraps, and a click on a node zooming to its
 subtree.  No layout runs in the kernel, no system Graphviz is needed, and nothing is fetched
-from the internet: the Viz.js module is sent from the kernel once per browser page.
+from the internet: the Viz.js module travels with the widgets themselves, as the state of one
+shared :class:`VizModule` per kernel that every TreeView refers to.  That state reaches the page
+as the cell displaying the first picture runs, so a picture draws even while the kernel is busy
+with the cells after it (Run All), after a restart, and in JupyterLite; no request is made to the
+kernel after the picture is shown.
 
 >>> from course import alphabeta
 >>> from course.draw import draw_tree
@@ -28,12 +32,13 @@ from pathlib import Path
 from typing import Any
 
 import anywidget
+import ipywidgets
 import traitlets
 
 from ..draw import TreePicture
 from ..errors import ParameterError
 
-__all__ = ["TreeView", "VIZ_PATH", "viz_bundle", "viz_version"]
+__all__ = ["TreeView", "VizModule", "VIZ_PATH", "viz_bundle", "viz_version", "viz_module"]
 
 _HERE = Path(__file__).parent
 
@@ -55,6 +60,33 @@ def viz_version() -> str:
     """
     match = re.search(rb"Viz\.js (\d+\.\d+\.\d+)", viz_bundle()[:400])
     return match.group(1).decode() if match else "unknown"
+
+
+class VizModule(anywidget.AnyWidget):
+    """Viz.js as widget state: one model per kernel, shared by every :class:`TreeView`.
+
+    Never displayed.  Its ``bundle`` (the vendored module's bytes, a binary buffer on the wire)
+    is sent once, when the first picture is made, with the model itself -- not on request -- so
+    the browser has Graphviz whatever the kernel is doing afterwards.
+
+    >>> viz_module() is viz_module() and viz_module().version == viz_version()
+    True
+    """
+
+    _esm = "export default { render() {} };"
+    bundle = traitlets.Bytes(b"").tag(sync=True)
+    version = traitlets.Unicode("").tag(sync=True)
+
+
+_SHARED: VizModule | None = None
+
+
+def viz_module() -> VizModule:
+    """The kernel's shared :class:`VizModule` (made on first use, again if it was closed)."""
+    global _SHARED
+    if _SHARED is None or getattr(_SHARED, "comm", None) is None:
+        _SHARED = VizModule(bundle=viz_bundle(), version=viz_version())
+    return _SHARED
 
 
 class TreeView(anywidget.AnyWidget):
@@ -98,6 +130,15 @@ class TreeView(anywidget.AnyWidget):
     click_zoom : bool
         Whether a click on a node zooms to its subtree (a drill answered in the picture turns
         it off: there a click marks the node).
+    alt : str
+        The picture's accessible name (:attr:`TreePicture.summary`); when it changes, a live
+        region announces it to screen readers ("alphabeta (ε=4): value 5, 9 leaves evaluated…").
+    announce : bool
+        Whether a new :attr:`alt` is said through a live region (a widget that announces its
+        own results, a drill or a game, turns it off so a screen reader hears one message).
+    outline : list
+        ``[depth, description]`` of every drawn node (:attr:`TreePicture.outline`), shown as the
+        nested list under "The tree in text".
     """
 
     _esm = _HERE / "tree_view.js"
@@ -111,8 +152,14 @@ class TreeView(anywidget.AnyWidget):
     renders = traitlets.Int(0).tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
     click_zoom = traitlets.Bool(True).tag(sync=True)
+    viz = traitlets.Instance(VizModule, allow_none=True).tag(
+        sync=True, **ipywidgets.widget_serialization)
+    alt = traitlets.Unicode("").tag(sync=True)
+    announce = traitlets.Bool(True).tag(sync=True)
+    outline = traitlets.List([]).tag(sync=True)
 
     def __init__(self, picture: TreePicture | str | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("viz", viz_module())
         super().__init__(**kwargs)
         self.nodes: dict[str, str] = {}
         self._click_handlers: list = []
@@ -129,11 +176,14 @@ class TreeView(anywidget.AnyWidget):
             For anything else.
         """
         if picture is None:
-            self.nodes, self.dot = {}, ""
+            self.nodes, self.alt, self.outline, self.dot = {}, "", [], ""
         elif isinstance(picture, TreePicture):
-            self.nodes, self.dot = dict(picture.nodes), picture.source
+            self.nodes = dict(picture.nodes)
+            with self.hold_sync():
+                self.alt, self.outline = picture.summary, [list(row) for row in picture.outline]
+                self.dot = picture.source
         elif isinstance(picture, str):
-            self.nodes, self.dot = {}, picture
+            self.nodes, self.alt, self.outline, self.dot = {}, "Picture of a graph.", [], picture
         else:
             raise ParameterError(f"TreeView shows a TreePicture or DOT text, got {type(picture).__name__}")
 
@@ -150,7 +200,8 @@ class TreeView(anywidget.AnyWidget):
         self._click_handlers.append(callback)
 
     def _answer(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        """Send Viz.js to a browser page that asks for it (once per page); pass node clicks on."""
+        """Send Viz.js to a page that asks for it (the fallback when its shared model cannot be
+        read); pass node clicks on."""
         if isinstance(content, dict) and content.get("type") == "viz-bundle?":
             self.send({"type": "viz-bundle", "version": viz_version()}, buffers=[viz_bundle()])
         elif isinstance(content, dict) and content.get("type") == "node-click":
