@@ -368,7 +368,7 @@ _JS_CURRENT_NODES = """el => {
       const a = g.querySelector('a');
       const tip = a && (a.getAttributeNS('http://www.w3.org/1999/xlink', 'title') ||
                         a.getAttribute('xlink:title') || a.getAttribute('title')) || '';
-      if (tip.startsWith('current')) ids.push(g.getAttribute('id'));
+      if (tip.startsWith('current')) ids.push(g.getAttribute('id').replace(/^p[0-9a-f]{10}-/, ''));  // a figure's ids carry its prefix
     }
   }
   return ids;

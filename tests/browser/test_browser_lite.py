@@ -268,6 +268,28 @@ def _explore(lite, lesson: str, cells: list) -> str:
     return f"{what}: redrawn in {seconds:.2f} s"
 
 
+def _drill_and_play(lite, cells) -> str:
+    """Issue 23 in the browser edition: a lesson's drill answers (Show answer is checked by the
+    Pyodide kernel), and its game board is there to play on."""
+    said = []
+    sources = "\n".join(c["source"] for c in cells)
+    page = lite.page
+    if "drill(" in sources:
+        drill = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .course-drill").last
+        drill.wait_for(timeout=30_000)
+        drill.scroll_into_view_if_needed()
+        drill.get_by_role("button", name="Show answer").click()
+        result = drill.locator(".cd-result")
+        page.wait_for_function("el => el.textContent.trim() !== ''", arg=result.element_handle(),
+                               timeout=30_000)
+        said.append("drill answered: " + result.inner_text().strip().splitlines()[0][:60])
+    if "play_" in sources:
+        board = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .course-play").last
+        board.wait_for(timeout=30_000)
+        said.append("game board shown")
+    return ("; " + "; ".join(said)) if said else ""
+
+
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_lesson_runs_offline_top_to_bottom(lite, lesson):
     """With Pyodide's CDN out of reach, Run All goes through the whole lesson: no error output;
@@ -304,6 +326,7 @@ def test_lesson_runs_offline_top_to_bottom(lite, lesson):
         assert "the same leaves in the same order: True" in text, text[-2000:]
         assert text.count("OpenSpiel is a C++ library with no build for the browser edition") == 2
     explored = _explore(lite, lesson, cells)
+    explored += _drill_and_play(lite, cells)
     assert lite.error_report() == [], lite.error_report()
     print(f"\n[lite] {lesson}: kernel ready after {ready:.1f} s, Run All {seconds:.1f} s, "
           f"{len(code)} code cells, {len(noticed)} with the offline notice; {explored}")
