@@ -35,7 +35,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Hashable, Sequence
 from typing import Generic, TypeVar
 
-__all__ = ["Player", "Game", "Path"]
+__all__ = ["Player", "Game", "GameView", "Path"]
 
 S = TypeVar("S")
 M = TypeVar("M", bound=Hashable)
@@ -135,3 +135,57 @@ class Game(ABC, Generic[S, M]):
     def describe_move(self, state: S, move: M) -> str:
         """A short label for ``move`` in ``state`` (used on drawn edges)."""
         return str(move)
+
+
+class GameView(Game[S, M]):
+    """Another game seen through: every method asks the wrapped game.
+
+    A subclass overrides only what its view changes (an EVAL added, chance outcomes listed in
+    another order, labels with counts) and keeps the wrapped game's bounds.
+
+    Parameters
+    ----------
+    game : Game
+        The game shown.
+
+    Examples
+    --------
+    >>> from course.examples import aima_figure_5_2
+    >>> inner = aima_figure_5_2()
+    >>> view = GameView(inner)
+    >>> view.moves(view.initial_state()) == inner.moves(inner.initial_state())
+    True
+    """
+
+    def __init__(self, game: Game[S, M]) -> None:
+        if not isinstance(game, Game):
+            raise TypeError(f"{type(self).__name__} needs a course Game, got {type(game).__name__}")
+        self.game = game
+        self.vmin, self.vmax = game.vmin, game.vmax
+
+    def initial_state(self) -> S:
+        return self.game.initial_state()
+
+    def turn(self, state: S) -> Player:
+        return self.game.turn(state)
+
+    def moves(self, state: S) -> Sequence[M]:
+        return self.game.moves(state)
+
+    def chance_outcomes(self, state: S) -> Sequence[tuple[M, float]]:
+        return self.game.chance_outcomes(state)
+
+    def result(self, state: S, move: M) -> S:
+        return self.game.result(state, move)
+
+    def is_terminal(self, state: S) -> bool:
+        return self.game.is_terminal(state)
+
+    def utility(self, state: S) -> float:
+        return self.game.utility(state)
+
+    def evaluate(self, state: S) -> float:
+        return self.game.evaluate(state)
+
+    def describe_move(self, state: S, move: M) -> str:
+        return self.game.describe_move(state, move)

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ParameterError
-from .game import Game, Player
+from .game import Game, GameView, Player
 from .search import ALGORITHMS, alphabeta, star1
 from .search.result import SearchResult, Trace, TraceEvent
 
@@ -368,35 +368,13 @@ def _listed(game: Game, state: Any) -> list:
     return list(game.moves(state))
 
 
-class _Unvalued(Game):
+class _Unvalued(GameView):
     """A game drawn without estimates: a node cut off the drawing shows "…", not its EVAL
     (which no search computed there); each edge says how many nodes the search visited below it."""
 
     def __init__(self, game: Game, counts: dict | None = None) -> None:
-        self.game = game
+        super().__init__(game)
         self.counts = counts or {}
-        self.vmin, self.vmax = game.vmin, game.vmax
-
-    def initial_state(self):
-        return self.game.initial_state()
-
-    def turn(self, state):
-        return self.game.turn(state)
-
-    def moves(self, state):
-        return self.game.moves(state)
-
-    def chance_outcomes(self, state):
-        return self.game.chance_outcomes(state)
-
-    def result(self, state, move):
-        return self.game.result(state, move)
-
-    def is_terminal(self, state):
-        return self.game.is_terminal(state)
-
-    def utility(self, state):
-        return self.game.utility(state)
 
     def evaluate(self, state):
         return self.game.utility(state) if self.game.is_terminal(state) else float("nan")

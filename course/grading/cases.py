@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import ParameterError
-from ..game import Game, Player
+from ..game import Game, GameView, Player
 from ..trees import TreeGame, TreeNode, parse_tree, tree_to_obj
 
 __all__ = [
@@ -211,7 +211,7 @@ def playout_estimate(state: Any) -> Any:
     return node.value
 
 
-class EvaluatedGame(Game):
+class EvaluatedGame(GameView):
     """A game with a different EVAL: every other method is the wrapped game's.
 
     Parameters
@@ -233,39 +233,14 @@ class EvaluatedGame(Game):
     def __init__(self, game: Game, evaluate: Callable[[Any], Any]) -> None:
         if not isinstance(game, Game):
             raise ParameterError(f"EvaluatedGame needs a course Game, got {type(game).__name__}")
-        self.game = game
+        super().__init__(game)
         self._evaluate = evaluate
-        self.vmin, self.vmax = game.vmin, game.vmax
 
     def __repr__(self) -> str:
         return f"{self.game!r} with EVAL {getattr(self._evaluate, '__name__', self._evaluate)!s}"
 
-    def initial_state(self):
-        return self.game.initial_state()
-
-    def turn(self, state):
-        return self.game.turn(state)
-
-    def moves(self, state):
-        return self.game.moves(state)
-
-    def chance_outcomes(self, state):
-        return self.game.chance_outcomes(state)
-
-    def result(self, state, move):
-        return self.game.result(state, move)
-
-    def is_terminal(self, state):
-        return self.game.is_terminal(state)
-
-    def utility(self, state):
-        return self.game.utility(state)
-
     def evaluate(self, state):
         return self.game.utility(state) if self.game.is_terminal(state) else self._evaluate(state)
-
-    def describe_move(self, state, move):
-        return self.game.describe_move(state, move)
 
 
 # ---------------------------------------------------------------------------
@@ -712,7 +687,7 @@ def root_player(case: Case) -> Player | None:
 # ---------------------------------------------------------------------------
 # outcomes listed out of their natural order
 # ---------------------------------------------------------------------------
-class ReversedOutcomes(Game):
+class ReversedOutcomes(GameView):
     """A game whose chance nodes list their outcomes last-first (every other method is the
     wrapped game's).
 
@@ -736,17 +711,10 @@ class ReversedOutcomes(Game):
     def __init__(self, game: Game) -> None:
         if not isinstance(game, Game):
             raise ParameterError(f"ReversedOutcomes needs a course Game, got {type(game).__name__}")
-        self.game = game
-        self.vmin, self.vmax = game.vmin, game.vmax
+        super().__init__(game)
 
     def __repr__(self) -> str:
         return f"{self.game!r} with its chance outcomes listed last-first"
-
-    def initial_state(self):
-        return self.game.initial_state()
-
-    def turn(self, state):
-        return self.game.turn(state)
 
     def moves(self, state):
         moves = list(self.game.moves(state))
@@ -754,21 +722,6 @@ class ReversedOutcomes(Game):
 
     def chance_outcomes(self, state):
         return list(self.game.chance_outcomes(state))[::-1]
-
-    def result(self, state, move):
-        return self.game.result(state, move)
-
-    def is_terminal(self, state):
-        return self.game.is_terminal(state)
-
-    def utility(self, state):
-        return self.game.utility(state)
-
-    def evaluate(self, state):
-        return self.game.evaluate(state)
-
-    def describe_move(self, state, move):
-        return self.game.describe_move(state, move)
 
 
 def with_reversed_outcomes(cases: Any) -> list[Case]:
