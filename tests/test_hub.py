@@ -295,7 +295,7 @@ c.JupyterHub.cookie_secret_file = {base!r} + "/hub/cookie_secret"
 c.JupyterHub.services = c.JupyterHub.services + [{{"name": "course-test", "api_token": {token!r}}}]
 c.JupyterHub.load_roles = c.JupyterHub.load_roles + [{{
     "name": "course-test",
-    "scopes": ["admin:users", "admin:servers", "access:servers", "read:users", "read:services"],
+    "scopes": ["admin:users", "admin:servers", "access:servers", "read:users", "list:services", "read:services"],
     "services": ["course-test"],
 }}]
 """
