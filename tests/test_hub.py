@@ -486,18 +486,25 @@ http {{
 """
 
 
-def _start_nginx(base: Path, tls_port: int, hub_port: int) -> subprocess.Popen:
-    """nginx in front of the hub: TLS on 127.0.0.1:tls_port, the hub's proxy on hub_port."""
+def _start_nginx(base: Path, tls_port: int, hub_port: int, edit=None) -> subprocess.Popen:
+    """nginx in front of the hub: TLS on 127.0.0.1:tls_port, the hub's proxy on hub_port.
+
+    ``edit`` changes the shipped site's text first (to show what a line defends against).
+    """
     from course.hub import nginx_site
 
     folder = base / "nginx"
     (folder / "tmp").mkdir(parents=True)
     os.chmod(folder, 0o755)
-    shutil.chown(folder / "tmp", "nobody")
-    (folder / "jupyterhub.conf").write_text(nginx_site(
-        "127.0.0.1", str(base / "tls" / "cert.pem"), str(base / "tls" / "key.pem"),
-        upstream=f"127.0.0.1:{hub_port}", listen=f"127.0.0.1:{tls_port}", redirect_http=False))
-    (folder / "nginx.conf").write_text(NGINX_TEST_CONF.format(folder=folder))
+    if os.geteuid() == 0:
+        shutil.chown(folder / "tmp", "nobody")
+    site = nginx_site("127.0.0.1", str(base / "tls" / "cert.pem"), str(base / "tls" / "key.pem"),
+                      upstream=f"127.0.0.1:{hub_port}", listen=f"127.0.0.1:{tls_port}", redirect_http=False)
+    (folder / "jupyterhub.conf").write_text(edit(site) if edit else site)
+    conf = NGINX_TEST_CONF.format(folder=folder)
+    if os.geteuid() != 0:
+        conf = conf.replace("user nobody nogroup;\n", "")
+    (folder / "nginx.conf").write_text(conf)
     nginx = _tool("nginx")
     checked = subprocess.run([nginx, "-t", "-c", str(folder / "nginx.conf"), "-p", str(folder)],
                              capture_output=True, text=True)
@@ -1040,3 +1047,62 @@ def test_the_old_environment_variables_are_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_HUB_CONFIG_DIR", str(tmp_path / "etc"))
     with pytest.raises(SystemExit, match="no longer read"):
         PyFileConfigLoader(HUB_CONFIG.name, path=str(HUB_CONFIG.parent)).load_config()
+
+
+def _without_websocket_headers(site: str) -> str:
+    return "\n".join(line for line in site.splitlines()
+                     if not re.search(r"proxy_set_header (Upgrade|Connection)", line))
+
+
+@pytest.mark.parametrize("edit", [None, _without_websocket_headers], ids=["shipped", "no-upgrade-headers"])
+def test_the_nginx_site_carries_websockets_over_tls(tmp_path, edit):
+    """The shipped nginx site, in front of a websocket server (no hub, no root): TLS with the
+    certificate, the websocket upgrade, the browser's Host (with its port: Jupyter compares the
+    Origin with it) and https as the scheme reach the server.  Without the site's Upgrade and
+    Connection headers, nginx cannot carry a websocket (a kernel could not start in JupyterLab)."""
+    if _tool("nginx") is None or _tool("openssl") is None:
+        pytest.skip("needs nginx and openssl (apt-get install nginx openssl)")
+    from tornado.httpclient import HTTPClientError, HTTPRequest
+    from tornado.httpserver import HTTPServer
+    from tornado.netutil import bind_sockets
+    from tornado.web import Application
+    from tornado.websocket import WebSocketError, WebSocketHandler, websocket_connect
+
+    class Echo(WebSocketHandler):
+        def check_origin(self, origin):      # as Jupyter's: the Origin's host:port is the Host
+            return urllib.parse.urlparse(origin).netloc == self.request.headers.get("Host")
+
+        def on_message(self, message):
+            self.write_message(f"{self.request.protocol} {self.request.headers.get('Host')} {message}")
+
+    tls_port = _free_port()
+    _tls(tmp_path, tls_port)
+    origin = f"https://127.0.0.1:{tls_port}"
+
+    async def talk() -> str:
+        sockets = bind_sockets(0, "127.0.0.1")
+        server = HTTPServer(Application([("/ws", Echo)]), xheaders=True)
+        server.add_sockets(sockets)
+        nginx = _start_nginx(tmp_path, tls_port, sockets[0].getsockname()[1], edit=edit)
+        try:
+            for _ in range(100):
+                with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", tls_port), timeout=1):
+                    break
+                await asyncio.sleep(0.1)
+            request = HTTPRequest(f"wss://127.0.0.1:{tls_port}/ws", headers={"Origin": origin},
+                                  ca_certs=str(tmp_path / "tls" / "cert.pem"), request_timeout=30)
+            ws = await websocket_connect(request)
+            ws.write_message("hello")
+            said = await asyncio.wait_for(ws.read_message(), 30)
+            ws.close()
+            return said
+        finally:
+            nginx.terminate()
+            nginx.wait(10)
+            server.stop()
+
+    if edit is None:
+        assert asyncio.run(talk()) == f"https 127.0.0.1:{tls_port} hello"
+    else:
+        with pytest.raises((HTTPClientError, WebSocketError)):
+            asyncio.run(talk())
