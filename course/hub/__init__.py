@@ -1,8 +1,11 @@
 """The course on a JupyterHub: one class, one instructor, many students.
 
-``python -m course.hub setup --instructor NAME`` (as root, on the hub's machine) prepares
-what nbgrader's "one class, one grader" setup needs, and :file:`jupyterhub_config.py` beside
-this file runs the hub.  ``course/hub/README.md`` explains both, and the path to Kubernetes.
+``python -m course.hub setup --instructor NAME --roster roster.csv`` (as root, on the hub's
+machine) prepares what nbgrader's "one class, one grader" setup needs and the students'
+accounts (:mod:`.classlist`), and :file:`jupyterhub_config.py` beside this file runs the hub
+behind nginx (:mod:`.proxy`: ``python -m course.hub nginx``, ``python -m course.hub systemd``).
+``docs/instructor/jupyterhub.md`` is the guide, ``course/hub/README.md`` the details and the
+path to Kubernetes.
 
 What :func:`setup_class` writes (the defaults in brackets):
 
@@ -22,6 +25,10 @@ the exchange [/srv/nbgrader/exchange]       a folder everyone may write to, mode
 ``~INSTRUCTOR/.jupyter/nbgrader_config.py``  points the formgrader at the course directory
 ``~INSTRUCTOR/.local/share/course-grading/``  the course's ``nbgrader_config.py`` approved for
                                             grading (``make approve-config`` after a change)
+``CONFIG_DIR/course-hub/`` (with a roster)    the hub's copy of the roster (mode 600) and
+                                            ``hub.json`` (instructor, public URL, idle
+                                            timeout), read by the hub at every start; the
+                                            roster is also copied to the course directory
 ==========================================  ====================================================
 
 The hub's spawner sets ``JUPYTER_CONFIG_PATH`` to the user's role folder followed by
