@@ -156,7 +156,7 @@ def ensure_accounts(ids: list[str], *, home_base: str | os.PathLike | None = Non
     if passwords is not None:
         out = Path(passwords)
         fresh = not out.exists()
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle)
@@ -187,9 +187,11 @@ def write_hub_settings(config_dir: str | os.PathLike, instructor: str, roster: R
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o755)
     copy = folder / "roster.csv"
-    tmp = folder / ".roster.csv.tmp"
-    shutil.copyfile(roster.path, tmp)
-    os.chmod(tmp, 0o600)            # names and e-mail addresses: the hub (root) reads it
+    tmp = folder / f".roster.csv.{os.getpid()}"
+    # names and e-mail addresses: only root (the hub) reads the copy, from its first byte on
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(Path(roster.path).read_bytes())
     os.replace(tmp, copy)
     settings = HubSettings(instructor, copy, public_url, int(idle_timeout))
     (folder / "hub.json").write_text(json.dumps(
