@@ -18,6 +18,7 @@ from course.grading.results.similarity import (
     Finding,
     audit_copies,
     find_copies,
+    given_code,
     reference_code,
     student_code,
 )
@@ -389,7 +390,7 @@ def test_student_code_keeps_answers_and_drops_stubs_and_comments(submitted):
     assert "def max_value(s, alpha, beta):" in code
     assert "#" not in code and "NotImplementedError" not in code
     assert "BEGIN SOLUTION" not in code
-    untouched = student_code(_submit(submitted, "bob", "a2_alphabeta"))
+    untouched = student_code(_submit(submitted, "bob", "a2_alphabeta"), given=given_code(ROOT, "a2_alphabeta"))
     assert untouched.splitlines()[0] == "def alphabeta_decision(game, state):"
     assert "YOUR CODE HERE" not in untouched and "NotImplementedError" not in untouched
 
@@ -509,14 +510,14 @@ def test_unreadable_notebooks_are_skipped_with_a_note(submitted, caplog):
     binary = submitted / "dan" / "a2_alphabeta" / "alphabeta.ipynb"
     binary.parent.mkdir(parents=True)
     binary.write_bytes(b"\xff\xfe\x00garbage")
-    (submitted / "eve" / "a2_alphabeta" / "alphabeta.ipynb").mkdir(parents=True)  # a folder
+    (submitted / "eve" / "a2_alphabeta" / "alphabeta.ipynb").mkdir(parents=True)  # a folder: walked, empty
     syntax = _submit(submitted, "fay", "a2_alphabeta", {"a2-alphabeta": "def alphabeta_decision(game, state:\n    '''"})
     (submitted / "loose-file.txt").write_text("not a student", encoding="utf-8")
     notes: list[str] = []
     findings = audit_copies(ROOT, submitted, "a2_alphabeta", notes=notes)
     assert [(f.who, f.other) for f in findings if f.kind == "student"] == [("ann", "bob")]
     skipped = {note.split("/")[0].split()[-1] for note in notes}
-    assert skipped == {"cut", "list", "nocells", "dan", "eve"}
+    assert skipped == {"cut", "list", "nocells", "dan"}
     assert all("cannot be read" in note for note in notes)
     assert syntax.exists() and "cannot be read" in caplog.text
     assert audit_copies(ROOT, submitted / "missing", "a2_alphabeta") == []
