@@ -57,6 +57,8 @@ MAX_EXAMINED = 2_000_000
 # The callables that run, compile or import code given as data, by their last name.
 _RUNS_CODE = {"exec", "eval", "compile", "execfile", "__import__", "import_module", "run_path",
               "run_module", "FunctionType", "CodeType", "loads", "load"}
+# These count only as the builtins (``re.compile`` is not Python's ``compile``).
+_BUILTIN_ONLY = {"exec", "eval", "compile", "execfile", "__import__"}
 # ``loads`` / ``load`` count only on these modules (``json.loads`` is harmless).
 _LOADERS = {"marshal", "pickle", "dill", "cloudpickle", "_pickle"}
 
@@ -117,6 +119,8 @@ def _runs_code(func: ast.expr) -> str:
         return ""
     if name in ("loads", "load") and owner.split(".")[-1] not in _LOADERS:
         return ""
+    if name in _BUILTIN_ONLY and owner not in ("", "builtins", "__builtins__", "getattr"):
+        return ""          # re.compile, a method named eval: not Python's
     return f"{owner}.{name}" if owner and owner != "getattr" else name
 
 
@@ -152,6 +156,8 @@ def dynamic_calls(code: str) -> list[str]:
             if not node.args:
                 given = "no argument"
             elif isinstance(node.args[0], ast.Constant):
+                if what.split(".")[-1] in ("import_module", "__import__", "run_module"):
+                    continue            # importing a module by its written name hides nothing
                 given = "a string literal"
             else:
                 given = "a string built at run time"
@@ -395,15 +401,19 @@ def _bindings(tree: ast.AST) -> dict[str, ast.expr]:
     return {name: values[0] for name, values in seen.items() if len(values) == 1}
 
 
-def _guess(value: bytes | str, depth: int, budget: list[int]) -> tuple[list[str], str] | None:
-    """Decoding steps, tried in turn up to ``MAX_DEPTH`` deep, that make ``value`` Python code."""
-    if depth and (code := _python(_text(value))):
-        return [], code
+def _guess(value: bytes | str, depth: int, budget: list[int], last: str = "") -> tuple[list[str], str] | None:
+    """Decoding steps, tried in turn up to ``MAX_DEPTH`` deep, that make ``value`` Python code.
+
+    A literal that is Python as it stands is not packed code (a template, a generated config):
+    it is what ``exec`` of it would run, which :func:`unpack_strings` handles apart."""
+    code = _python(_text(value))
+    if code:
+        return ([], code) if depth else None
     if depth >= MAX_DEPTH or budget[0] <= 0:
         return None
     budget[0] -= 1
     for name, step in _GUESSES:
-        if name == "reversed" and depth:       # reversing twice is a waste; once, at the start
+        if name in ("reversed", "rot13") and name == last:   # each undoes itself
             continue
         try:
             out = step(value)
@@ -412,7 +422,7 @@ def _guess(value: bytes | str, depth: int, budget: list[int]) -> tuple[list[str]
             continue
         if out is None or len(out) < 8 or len(out) > MAX_DECODED or out == value:
             continue
-        found = _guess(out, depth + 1, budget)
+        found = _guess(out, depth + 1, budget, name)
         if found is not None:
             return [name, *found[0]], found[1]
     return None

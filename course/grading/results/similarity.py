@@ -67,12 +67,9 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from ..course_dir import CourseLayout
+from typing import Any, Literal
 
 __all__ = [
     "Finding",
@@ -86,9 +83,6 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "DEFAULT_MIN_TOKENS",
     "REFERENCE_SEARCHES",
-    "COPIES_PATH",
-    "start_copy_audit",
-    "report_copies",
 ]
 
 log = logging.getLogger(__name__)
@@ -778,64 +772,3 @@ def audit_copies(
         notes.extend(f"copies: hidden code in {who}/{assignment}: {text}"
                      for who, texts in sorted(audit.hidden.items()) for text in texts)
     return audit.findings
-
-
-# ---------------------------------------------------------------------------
-# the audit of a graded class
-# ---------------------------------------------------------------------------
-#: Where the copy audit's findings are written, relative to ``autograded/``.
-COPIES_PATH = Path(".course-grading") / "copies.json"
-
-
-def _find_copies(layout: CourseLayout, assignments: list[str]) -> dict[str, list]:
-    return {a: audit_copies(layout.root, layout.submitted, a, notes=[]) for a in assignments}
-
-
-def start_copy_audit(layout: CourseLayout, assignments: list[str]) -> Callable[[], dict]:
-    """Compare the submissions in a thread while they are graded (they do not change meanwhile,
-    and the grading workers leave a core idle while they wait on their sandboxes); the function
-    returned waits for the findings."""
-    import threading
-
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["found"] = _find_copies(layout, assignments)
-        except Exception as exc:  # noqa: BLE001 - the audit never stops grading
-            box["found"] = {}
-            box["error"] = exc
-
-    thread = threading.Thread(target=run, name="copy-audit", daemon=True)
-    thread.start()
-
-    def wait() -> dict:
-        thread.join()
-        return box["found"]
-
-    return wait
-
-
-def report_copies(layout: CourseLayout, assignments: list[str], log: Any,
-                  computed: dict[str, list] | None = None) -> list:
-    """List near-copies (of another student's code or of the reference searches) for review.
-
-    Written to ``autograded/.course-grading/copies.json`` and printed; scores are not changed.
-    ``computed`` holds the findings if already made (:func:`start_copy_audit`).
-    """
-    findings: dict[str, list] = {}
-    found_by = computed if computed is not None else _find_copies(layout, assignments)
-    for assignment in assignments:
-        found = found_by.get(assignment, [])
-        findings[assignment] = [asdict(f) for f in found]
-        if log is not None:
-            for finding in found:
-                log(f"review (possible copy) {assignment}: {finding.line}")
-    path = layout.autograded / COPIES_PATH
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(findings, indent=1), encoding="utf-8")
-    return findings
-
-
-# ---------------------------------------------------------------------------
-# feedback, grades, summary
