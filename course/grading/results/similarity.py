@@ -9,13 +9,18 @@ tokens: names become ``V``/``F``, strings ``S``, comments and layout vanish,
 and two texts are compared by the hashed k-grams of what is left.  Renaming
 variables, rewording comments and reformatting therefore change nothing.
 
-* :func:`student_code` -- the code of a notebook's answer cells, without the
-  release's stub lines and without comments;
+* :func:`student_code` -- the code of every cell of a notebook that the student
+  wrote or changed, without the release's stub lines and without comments;
+* :func:`given_code` -- the release's code cells, which every student has;
 * :func:`reference_code` -- the reference searches (``course/search``) and the
   model answers of ``solutions/``;
 * :func:`find_copies` -- compare submissions with each other and with the
   references, per assignment; returns :class:`Finding` objects;
-* :func:`audit_copies` -- the same for ``submitted/<student>/<assignment>/``.
+* :func:`audit_assignment` -- the same for ``submitted/<student>/<assignment>/``:
+  every notebook and ``.py`` file there, code hidden in strings unpacked
+  (:mod:`.hidden_code`), each submission cut at :data:`MAX_CODE_CHARS`, the
+  comparison stopped at a time limit; :func:`audit_copies` -- its findings.
+  :mod:`.copy_report` groups them and writes the report.
 
 Code that every student is given (the function header and docstring of the
 release's answer cells, a constant such as ``LINES``) is *boilerplate*: its
@@ -45,6 +50,8 @@ minimax honest answers / the model answers                  0.00-0.37
 the model answer, renamed, recommented, reformatted         0.94-1.00
 a student's answer, renamed, recommented, reformatted       1.00
 ``alphabeta.py``'s search pasted, renamed, uncommented      0.90
+the same in an extra cell, a ``.py`` file, a packed string  0.86-0.89
+pycode_similar (AST diff) on the two AIMA-helper answers    0.78
 ==========================================================  ===========
 
 The highest honest figure, 0.62, is an answer following the textbook's
