@@ -37,7 +37,7 @@ from ..intake.repair import describe, repair_submission
 from ..intake.student_ids import describe_name
 from ..release import ensure_in_gradebook
 from ..results.report import GRADED, GradeRecord, describe_record, fill_scores, read_report, write_report
-from ..results.similarity import report_copies, start_copy_audit
+from ..results.copy_report import report_copies, start_copy_audit
 from .queue import run_jobs
 
 __all__ = ["autograde", "refused_submissions", "grading_key", "ungraded", "GRADED"]
