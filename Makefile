@@ -12,7 +12,7 @@ SUBMISSIONS ?= submitted
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: help lab test test-fast test-explore install install-test release student-bundle autograde feedback grades \
-        collect-zip grading-summary benchmark experiments vendor-viz lite clean test-hub approve-config docs
+        collect-zip grading-summary example-class due-date remove-student benchmark experiments vendor-viz lite clean test-hub approve-config docs
 
 help:
 	@echo "Students:     make lab          start JupyterLab on the lessons"
@@ -21,7 +21,9 @@ help:
 	@echo "              make test-fast    the suite without browser and notebook tests"
 	@echo "              make test-explore property tests on new random trees each run"
 	@echo "              make test-hub     a class on a real JupyterHub (as root; course/hub/)"
-	@echo "Instructors:  make lab          JupyterLab with nbgrader's formgrader (Nbgrader > Formgrader)"
+	@echo "Instructors:  make install      install the course only (to grade: no JupyterLab start)"
+	@echo "              make example-class   grade a throw-away class of four (build/example-class)"
+	@echo "              make lab          JupyterLab with nbgrader's formgrader (Nbgrader > Formgrader)"
 	@echo "              make release      regenerate exercises/ from solutions/ (nbgrader)"
 	@echo "              make student-bundle   the students' copy of the course (dist/*-student.zip)"
 	@echo "              make collect-zip ZIP=submissions.zip ASSIGNMENT=a1_minimax   unpack an LMS zip"
@@ -30,6 +32,8 @@ help:
 	@echo "                                (JOBS=n parallel workers; AUTOGRADE_ARGS=--unsafe-no-sandbox)"
 	@echo "              make feedback     write feedback HTML for every graded submission"
 	@echo "              make grades       export grades.csv"
+	@echo "              make due-date ASSIGNMENT=a1_minimax DUE='2026-12-04 17:00 UTC'   set a due date"
+	@echo "              make remove-student STUDENT=id   list (YES=1: remove) a student who left"
 	@echo "              make grading-summary   score histograms and most-failed tests"
 	@echo "Research:     make experiments  reproduce the papers' experiments (small sizes)"
 	@echo "              make benchmark    print speed benchmarks"
@@ -101,6 +105,25 @@ feedback: $(VENV)/.installed
 
 grades: $(VENV)/.installed
 	$(PY) -m course.grading grades --output grades.csv
+
+due-date: $(VENV)/.installed
+	@test -n "$(ASSIGNMENT)" -a -n "$(DUE)" || { echo "usage: make due-date ASSIGNMENT=a1_minimax DUE='2026-12-04 17:00 UTC'"; exit 2; }
+	$(PY) -m course.grading due-date "$(ASSIGNMENT)" "$(DUE)"
+
+remove-student: $(VENV)/.installed
+	@test -n "$(STUDENT)" || { echo "usage: make remove-student STUDENT=id [YES=1]"; exit 2; }
+	$(PY) -m course.grading remove-student "$(STUDENT)" $(if $(YES),--yes)
+
+# A throw-away class of four students (build/example-class), graded end to end: try the term's
+# commands on it before the real class (docs/instructor/adopt.md).
+EXAMPLE_CLASS ?= build/example-class
+example-class: $(VENV)/.installed
+	rm -rf "$(EXAMPLE_CLASS)"
+	$(PY) -m course.grading example-class "$(EXAMPLE_CLASS)"
+	$(PY) -m course.grading --root "$(EXAMPLE_CLASS)" autograde
+	$(PY) -m course.grading --root "$(EXAMPLE_CLASS)" feedback
+	$(PY) -m course.grading --root "$(EXAMPLE_CLASS)" grades --output "$(EXAMPLE_CLASS)/grades.csv"
+	@echo "open $(EXAMPLE_CLASS)/grades.csv, $(EXAMPLE_CLASS)/feedback/ and $(EXAMPLE_CLASS)/autograded/.course-grading/copies.html"
 
 grading-summary: $(VENV)/.installed
 	$(PY) -m course.grading summary

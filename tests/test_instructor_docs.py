@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import nbgrader
+import pytest
 
 from test_grading_support import ROOT
 
@@ -57,3 +58,23 @@ def test_make_targets_and_commands_named_exist():
     for path in set(re.findall(r"`(course/[\w/]+\.py)`", SECTION)):
         assert (ROOT / path).is_file(), f"README names {path}, which does not exist"
     assert "student-bundle" in targets and "make student-bundle" in SECTION
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in (ROOT / "docs" / "instructor").glob("*.md")))
+def test_every_instructor_page_names_only_commands_that_exist(page):
+    text = (ROOT / "docs" / "instructor" / page).read_text(encoding="utf-8")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"^([\w-]+):", makefile, re.MULTILINE))
+    for target in set(re.findall(r"`make ([a-z][\w-]*)", text)):
+        assert target in targets, f"{page} names `make {target}`, the Makefile has no such target"
+    from course.grading.__main__ import build_parser
+
+    commands = set(build_parser()._subparsers._group_actions[0].choices)
+    for command in set(re.findall(r"python -m course\.grading (?:--root \S+ )?([a-z][\w-]*)", text)):
+        if command != "COMMAND":
+            assert command in commands, f"{page} names python -m course.grading {command}"
+    for dotted in set(re.findall(r"\"(course\.[\w.]+)\"", text)):
+        module, _, name = dotted.rpartition(".")
+        import importlib
+
+        assert hasattr(importlib.import_module(module), name), f"{page} names {dotted}"

@@ -4,11 +4,16 @@ and layout; untouched stubs, trivial code and independent honest answers are not
 from __future__ import annotations
 
 import ast
+import base64
+import codecs
 import copy
 import dataclasses
 import json
+import lzma
 import re
 import textwrap
+import time
+import zlib
 from pathlib import Path
 
 import pytest
@@ -16,8 +21,10 @@ import pytest
 from course.grading.results.similarity import (
     DEFAULT_THRESHOLD,
     Finding,
+    audit_assignment,
     audit_copies,
     find_copies,
+    given_code,
     reference_code,
     student_code,
 )
@@ -389,7 +396,7 @@ def test_student_code_keeps_answers_and_drops_stubs_and_comments(submitted):
     assert "def max_value(s, alpha, beta):" in code
     assert "#" not in code and "NotImplementedError" not in code
     assert "BEGIN SOLUTION" not in code
-    untouched = student_code(_submit(submitted, "bob", "a2_alphabeta"))
+    untouched = student_code(_submit(submitted, "bob", "a2_alphabeta"), given=given_code(ROOT, "a2_alphabeta"))
     assert untouched.splitlines()[0] == "def alphabeta_decision(game, state):"
     assert "YOUR CODE HERE" not in untouched and "NotImplementedError" not in untouched
 
@@ -509,14 +516,174 @@ def test_unreadable_notebooks_are_skipped_with_a_note(submitted, caplog):
     binary = submitted / "dan" / "a2_alphabeta" / "alphabeta.ipynb"
     binary.parent.mkdir(parents=True)
     binary.write_bytes(b"\xff\xfe\x00garbage")
-    (submitted / "eve" / "a2_alphabeta" / "alphabeta.ipynb").mkdir(parents=True)  # a folder
+    (submitted / "eve" / "a2_alphabeta" / "alphabeta.ipynb").mkdir(parents=True)  # a folder: walked, empty
     syntax = _submit(submitted, "fay", "a2_alphabeta", {"a2-alphabeta": "def alphabeta_decision(game, state:\n    '''"})
     (submitted / "loose-file.txt").write_text("not a student", encoding="utf-8")
     notes: list[str] = []
     findings = audit_copies(ROOT, submitted, "a2_alphabeta", notes=notes)
     assert [(f.who, f.other) for f in findings if f.kind == "student"] == [("ann", "bob")]
     skipped = {note.split("/")[0].split()[-1] for note in notes}
-    assert skipped == {"cut", "list", "nocells", "dan", "eve"}
+    assert skipped == {"cut", "list", "nocells", "dan"}
     assert all("cannot be read" in note for note in notes)
     assert syntax.exists() and "cannot be read" in caplog.text
     assert audit_copies(ROOT, submitted / "missing", "a2_alphabeta") == []
+
+
+# --------------------------------------------------------------------------- dodging the audit
+# Each attack below went unnoticed before (audit_copies returned [] for the first two, and the
+# padded submission took 29 s on this machine, 62 s on the class of the issue).
+
+
+def _with_extra_cell(path: Path, code: str) -> None:
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    notebook["cells"].append({"cell_type": "code", "metadata": {}, "execution_count": None,
+                              "outputs": [], "source": code})
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+
+
+def test_a_copy_in_an_extra_cell_is_found(submitted):
+    _with_extra_cell(_submit(submitted, "ann", "a2_alphabeta"), _pasted_library_alphabeta())
+    _submit(submitted, "bob", "a2_alphabeta", {"a2-alphabeta": HONEST_ALPHABETA["aima-helpers"]})
+    findings = audit_copies(ROOT, submitted, "a2_alphabeta")
+    assert [(f.who, f.other) for f in findings] == [("ann", "course/search/alphabeta.py")]
+
+
+def test_a_copy_in_a_python_file_beside_the_notebook_is_found(submitted):
+    _submit(submitted, "ann", "a2_alphabeta", {"a2-alphabeta": "from helpers import alphabeta_decision"})
+    (submitted / "ann" / "a2_alphabeta" / "lib").mkdir()
+    (submitted / "ann" / "a2_alphabeta" / "lib" / "helpers.py").write_text(_pasted_library_alphabeta())
+    findings = audit_copies(ROOT, submitted, "a2_alphabeta")
+    assert [(f.who, f.other) for f in findings] == [("ann", "course/search/alphabeta.py")]
+
+
+def test_untouched_demo_and_test_cells_are_not_counted_as_written(submitted):
+    path = _submit(submitted, "ann", "a2_alphabeta", {"a2-alphabeta": HONEST_ALPHABETA["aima-helpers"]})
+    written = student_code(path, given=given_code(ROOT, "a2_alphabeta"))
+    assert "def max_value(s, alpha, beta):" in written
+    assert "assert" not in written and "draw_tree" not in written
+
+
+PACKINGS = {
+    "base64+zlib": lambda code: "import base64, zlib\nexec(zlib.decompress(base64.b64decode("
+                                f"{base64.b64encode(zlib.compress(code.encode())).decode()!r})).decode())",
+    "bound to a name": lambda code: f"import base64, zlib\nBLOB = {base64.b64encode(zlib.compress(code.encode()))!r}\n"
+                                    "SRC = zlib.decompress(base64.b64decode(BLOB))\nexec(SRC)",
+    "hex, built at run time": lambda code: f"import binascii\nparts = [{code.encode().hex()!r}]\n"
+                                           "exec(binascii.unhexlify(''.join(parts)))",
+    "rot13": lambda code: f"import codecs\nexec(codecs.decode({codecs.encode(code, 'rot13')!r}, 'rot13'))",
+    "a plain string": lambda code: f"exec({code!r})",
+    "lzma, reversed": lambda code: f"import lzma\nexec(lzma.decompress({lzma.compress(code.encode())[::-1]!r}[::-1]))",
+    "a literal nobody decodes in sight": lambda code: "import base64, zlib, sys\n"
+        f"KEY = {base64.b64encode(zlib.compress(code.encode())).decode()!r}\n"
+        "exec(zlib.decompress(base64.b64decode(getattr(sys.modules[__name__], 'KEY'))))",
+}
+
+
+@pytest.mark.parametrize("packing", sorted(PACKINGS))
+def test_a_copy_packed_into_a_string_and_run_is_unpacked_and_found(submitted, packing):
+    _submit(submitted, "ann", "a2_alphabeta", {"a2-alphabeta": PACKINGS[packing](_pasted_library_alphabeta())})
+    notes: list[str] = []
+    findings = audit_copies(ROOT, submitted, "a2_alphabeta", notes=notes)
+    assert [(f.who, f.other) for f in findings] == [("ann", "course/search/alphabeta.py")]
+    assert any("alphabeta.ipynb cell" in n and "exec of" in n for n in notes)
+    assert any("of Python, compared as code" in n for n in notes)
+
+
+def test_hidden_code_is_never_run(submitted, tmp_path):
+    marker = tmp_path / "ran"
+    payload = f"open({str(marker)!r}, 'w').write('x')\n" + _pasted_library_alphabeta()
+    _submit(submitted, "ann", "a2_alphabeta", {"a2-alphabeta": PACKINGS["base64+zlib"](payload)})
+    assert audit_copies(ROOT, submitted, "a2_alphabeta")
+    assert not marker.exists()
+
+
+def test_a_decompression_bomb_in_a_string_is_capped(submitted):
+    bomb = base64.b64encode(zlib.compress(b"x = 1\n" * (20 * 2**20 // 6), 9)).decode()   # 20 MB inflated
+    _submit(submitted, "ann", "a2_alphabeta", {"a2-alphabeta": f"import zlib, base64\nexec(zlib.decompress(base64.b64decode({bomb!r})))"})
+    notes: list[str] = []
+    started = time.monotonic()
+    assert audit_copies(ROOT, submitted, "a2_alphabeta", notes=notes) == []
+    assert time.monotonic() - started < 30
+    assert any("exec of a string built at run time" in n for n in notes)
+
+
+def test_a_padded_submission_is_cut_and_the_audit_stays_quick(submitted):
+    padding = "\n".join(f"def f{i}(x):\n    return x * {i} + {i * 7} - len(str(x)) // {i + 1}\n" for i in range(60000))
+    _submit(submitted, "ann", "a2_alphabeta", {"a2-alphabeta": _pasted_library_alphabeta() + "\n" + padding})
+    _submit(submitted, "bob", "a2_alphabeta", {"a2-alphabeta": HONEST_ALPHABETA["aima-helpers"]})
+    notes: list[str] = []
+    started = time.monotonic()
+    audit_copies(ROOT, submitted, "a2_alphabeta", notes=notes)
+    # 4 MB of code: 29 s before the cut, about 1 s after on an idle machine (generous: CI is loaded).
+    assert time.monotonic() - started < 15
+    assert any("ann/a2_alphabeta: more than 100,000 characters" in n for n in notes)
+
+
+def test_the_audit_stops_at_its_time_limit(submitted):
+    for student in ("ann", "bob", "cat"):
+        _submit(submitted, student, "a2_alphabeta", {"a2-alphabeta": HONEST_ALPHABETA["aima-helpers"]})
+    audit = audit_assignment(ROOT, submitted, "a2_alphabeta", time_limit=0.0)
+    assert audit.findings == []
+    assert any("time limit reached" in n and "pairs not compared" in n for n in audit.notes)
+    assert audit_assignment(ROOT, submitted, "a2_alphabeta").findings   # without the limit: all alike
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def _class_of(submitted: Path, size: int, copied: dict[str, str]) -> None:
+    """``size`` students: four honest, independent answers, short distinct ones (too trivial to
+    compare), and ``copied`` = {student: code} for the copiers."""
+    honest = ["aima-helpers", "aima-helpers-2", "generator-loop", "negamax-window"]
+    for number in range(size):
+        student = f"s{number:02d}"
+        if student in copied:
+            answer = copied[student]
+        elif number < len(honest):
+            answer = HONEST_ALPHABETA[honest[number]]
+        else:
+            answer = f"def alphabeta_decision(game, state):\n    return decide_{number}(game, state)\n"
+        _submit(submitted, student, "a2_alphabeta", {"a2-alphabeta": answer})
+
+
+def test_a_class_gets_groups_in_one_file_and_one_console_line(submitted, tmp_path):
+    from course.grading.course_dir import CourseLayout
+    from course.grading.results.copy_report import COPIES_HTML_PATH, COPIES_PATH, report_copies
+
+    shared = HONEST_ALPHABETA["inner-function"]
+    ring = {f"s{n:02d}": _rename(shared, {"node": f"n{n}", "best": f"b{n}"}) for n in range(10, 16)}
+    _class_of(submitted, 31, {**ring, "s20": _pasted_library_alphabeta(), "s21": _disguise(_pasted_library_alphabeta())})
+    layout = CourseLayout(root=ROOT, submitted=submitted, autograded=tmp_path / "autograded",
+                          **{k: tmp_path / k for k in CourseLayout.__dataclass_fields__
+                             if k not in ("root", "submitted", "autograded")})
+    lines: list[str] = []
+    audits = report_copies(layout, ["a2_alphabeta"], lines.append)
+    assert len(lines) == 1, lines
+    pairs = len(audits[0].findings)
+    assert pairs > 15                       # one line per pair, as before, would be this many
+    assert lines[0].startswith("copy audit: 2 groups (8 students)") and "copies.html" in lines[0]
+    document = json.loads((layout.autograded / COPIES_PATH).read_text())
+    groups = document["assignments"]["a2_alphabeta"]["groups"]
+    assert [g["students"] for g in groups] == [sorted(ring), ["s20", "s21"]]
+    assert groups[1]["references"] == ["course/search/alphabeta.py"]
+    page = (layout.autograded / COPIES_HTML_PATH).read_text()
+    assert page.count("<mark>") > 10 and "Group 2: s20, s21" in page
+
+
+def test_the_report_page_shows_hostile_names_and_code_as_text(submitted, tmp_path):
+    from course.grading.results.copy_report import write_copy_report
+
+    hostile = "</pre><script>alert(1)</script><img src=x onerror=alert(2)>"
+    code = f"# {hostile}\n" + HONEST_ALPHABETA["inner-function"] + f"\nNOTE = {hostile!r}\n"
+    for student in ("ann", "bob"):
+        _submit(submitted, student, "a2_alphabeta", {"a2-alphabeta": code})
+    audit = audit_assignment(ROOT, submitted, "a2_alphabeta")
+    audit.codes[hostile] = audit.codes.pop("ann")
+    audit.findings[:] = [dataclasses.replace(f, who=hostile) for f in audit.findings]
+    audit.hidden[hostile] = [hostile]
+    audit.notes.append(hostile)
+    _, page_path = write_copy_report(tmp_path, [audit])
+    page = page_path.read_text()
+    assert "<script" not in page and "<img" not in page and "onerror=alert(2)>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page

@@ -11,7 +11,13 @@ command                                            what it does
 ``autograde [--submissions DIR] [--assignment A]``  autograde every submission (one process each;
                                                    ``--submission-timeout S``, ``--regrade``)
 ``feedback [--assignment A]``                      write feedback HTML for every graded submission
-``grades [--output grades.csv]``                   one CSV row per student and assignment
+``grades [--output grades.csv]``                   one CSV row per student and released assignment
+``due-date A WHEN`` / ``due-date A --clear``        set or clear an assignment's due date (UTC unless
+                                                   WHEN names a zone); the late penalty applies from it
+``example-class DIR``                              a throw-away class of four students to grade first
+``remove-student ID [--yes]``                      a student who left: folders, gradebook entry,
+                                                   report entries and roster line (without
+                                                   ``--yes``: only say what would go)
 ``summary [--output-dir grading-summary]``         score histograms and the most-failed tests
 =================================================  ===============================================
 
@@ -90,6 +96,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("grades", help="export grades as CSV")
     p.add_argument("--output", default="grades.csv")
 
+    p = sub.add_parser("due-date", help="set (or clear) an assignment's due date; submissions "
+                                        "after it are late (grades.csv: hours_late, late_penalty)")
+    p.add_argument("assignment")
+    p.add_argument("when", nargs="?", default=None,
+                   help="e.g. '2026-12-04 17:00 Europe/Berlin' or '2026-12-04 16:00 UTC'")
+    p.add_argument("--clear", action="store_true", help="remove the due date")
+
+    p = sub.add_parser("example-class", help="write a throw-away course with four students' "
+                                             "submissions of a1_minimax, to try the term's commands on")
+    p.add_argument("folder")
+
+    p = sub.add_parser("remove-student", help="remove a student who left: their folders, gradebook "
+                                              "entry, report entries and roster line")
+    p.add_argument("student")
+    p.add_argument("--yes", action="store_true", help="remove (without it: only list what would go)")
+
     p = sub.add_parser("summary", help="score histograms and most-failed tests")
     p.add_argument("--output-dir", default="grading-summary")
     return parser
@@ -118,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 except ConfigNotApproved as exc:
                     print(f"NOTE: {str(exc).splitlines()[0]}")
         elif args.command == "release":
-            paths = release(args.root, assignment=args.assignment)
+            paths = release(args.root, assignment=args.assignment, log=lambda line: print(f"updated {line}"))
             for path in paths:
                 print(f"released {path}")
         elif args.command == "student-bundle":
@@ -198,6 +220,37 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"{'wait' if len(pending) != 1 else 'waits'} for hand grading "
                       f"({', '.join(f'{s}/{a}' for s, a, _ in pending)}): their scores lack "
                       f"{sum(p for _, _, p in pending):g} points in all (column needs_manual_grade)")
+        elif args.command == "due-date":
+            from .term import set_due_date
+
+            if args.clear == (args.when is not None):
+                print("python -m course.grading due-date: give a date and time, or --clear", file=sys.stderr)
+                return 2
+            due = set_due_date(args.root, args.assignment, None if args.clear else args.when)
+            print(f"{args.assignment}: due {due.isoformat(sep=' ', timespec='minutes')} UTC" if due
+                  else f"{args.assignment}: no due date")
+            if due:
+                print("submissions after it are late: run autograde again to apply the late penalty "
+                      "(nbgrader_config.py: AssignLatePenalties.plugin_class; see the instructor guide)")
+        elif args.command == "example-class":
+            from .example_class import EXAMPLE_STUDENTS, example_class
+
+            root = example_class(args.folder)
+            for student, (what, when) in EXAMPLE_STUDENTS.items():
+                print(f"submitted/{student}/a1_minimax: {what} ({when})")
+            print(f"an example class in {root} (a1_minimax due 2026-12-01 17:00 UTC, 10 % off per day "
+                  f"late). Grade it:\n  cd {root}\n  python -m course.grading autograde\n"
+                  "  python -m course.grading feedback\n  python -m course.grading grades")
+        elif args.command == "remove-student":
+            from .term import remove_student
+
+            removal = remove_student(args.root, args.student, dry_run=not args.yes, log=print)
+            if not args.yes:
+                for line in removal.lines():
+                    print(f"would remove {line}")
+                for path in removal.exchange:
+                    print(f"would leave in the exchange (the student's files): {path}")
+                print("nothing removed: add --yes to remove")
         elif args.command == "summary":
             summary(args.root, args.output_dir, log=print)
     except CourseError as exc:

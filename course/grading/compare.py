@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import math
 import re
 import signal
 import sys
@@ -43,6 +42,7 @@ from ..game import Player
 from ..search import alphabeta, bab, expectimax, minimax, naive_epsilon, star1
 from ..search.result import SearchResult
 from ..trees import TreeGame
+from .values import fmt, same_number
 from .cases import Case, as_cases
 from .failures import (
     GradingFailure,
@@ -390,39 +390,6 @@ _REFERENCE_MEMO_SIZE = 400
 # ---------------------------------------------------------------------------
 # comparing
 # ---------------------------------------------------------------------------
-def fmt(x: Any) -> str:
-    """A number as messages show it: ``3``, ``3/8``, ``-inf``, ``0.375``.
-
-    >>> fmt(Fraction(3, 8)), fmt(Fraction(4, 2)), fmt(float("inf")), fmt(2.0), fmt(None)
-    ('3/8', '2', 'inf', '2', 'None')
-    """
-    if isinstance(x, Fraction):
-        return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
-    if isinstance(x, float):
-        if math.isinf(x):
-            return "inf" if x > 0 else "-inf"
-        if x.is_integer():
-            return str(int(x))
-        return repr(x)
-    return repr(x) if not isinstance(x, (int, str)) else str(x)
-
-
-def same_number(a: Any, b: Any) -> bool:
-    """Equal numbers: exactly for ints and fractions, within 1e-9 (relative) once a float is involved.
-
-    >>> same_number(Fraction(1, 2), 0.5), same_number(0.1 + 0.2, 0.3), same_number(1, 2)
-    (True, True, False)
-    """
-    if isinstance(a, bool) or not isinstance(a, Real) or not isinstance(b, Real):
-        return False
-    if isinstance(a, float) or isinstance(b, float):
-        a, b = float(a), float(b)
-        if math.isinf(a) or math.isinf(b) or math.isnan(a):
-            return a == b
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-    return a == b
-
-
 def _is_number(x: Any) -> bool:
     return isinstance(x, Real) and not isinstance(x, bool)
 

@@ -470,7 +470,7 @@ class Diagnosis:
 
 
 def _same(a: Any, b: Any) -> bool:
-    from .compare import same_number
+    from .values import same_number
 
     if a is None or b is None:
         return a is b
@@ -551,7 +551,7 @@ def _name(path: Path) -> str:
 
 
 def _fmt(x: Any) -> str:
-    from .compare import fmt
+    from .values import fmt
 
     return fmt(x)
 

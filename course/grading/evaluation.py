@@ -34,7 +34,8 @@ from typing import Any
 
 from ..search import alphabeta
 from .cases import EvaluatedGame, exercise_tree, tictactoe_cases
-from .compare import DEFAULT_TIME_LIMIT, _time_limit, fmt
+from .compare import DEFAULT_TIME_LIMIT, _time_limit
+from .values import fmt
 from .failures import CheckFailed, SearchCrashed, SearchTimeout, TimeLimitExceeded, WrongValue, raised
 
 __all__ = ["check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula",

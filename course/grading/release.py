@@ -10,19 +10,125 @@ Reads only the instructor's own files.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from .course_dir import (CourseLayout, WorkflowError, course_config, course_layout, exchange_root,
                          gradebook, nbgrader_api, nbgrader_error, pick_assignments)
 
-__all__ = ["release", "student_bundle", "ensure_in_gradebook", "STUDENT_FOLDERS", "STUDENT_FILES"]
+__all__ = ["release", "student_bundle", "ensure_in_gradebook", "sync_points_line", "STUDENT_FOLDERS",
+           "STUDENT_FILES"]
+
+#: The line of an assignment's introduction that states its points, e.g.
+#: ``*Points: 9 checked automatically, 2 for a written answer read by your instructor.``
+_POINTS_LINE = re.compile(r"(?P<lead>\*?Points: )(?P<auto>\d+(?:\.\d+)?) checked automatically, "
+                          r"(?P<hand>\d+(?:\.\d+)?) for (?P<what>a written answer|written answers)")
+
+
+_QUESTION_POINTS = re.compile(r"\((\d+(?:\.\d+)?) points?\)")
+
+
+def _points(cells: list) -> tuple[float, float, int]:
+    """(points of the autograded test cells, points graded by hand, number of hand-graded cells)."""
+    auto = hand = 0.0
+    hand_cells = 0
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if not meta.get("grade") or not meta.get("points"):
+            continue
+        if cell.get("cell_type") == "code" and not meta.get("solution"):
+            auto += float(meta["points"])
+        else:
+            hand += float(meta["points"])
+            hand_cells += 1
+    return auto, hand, hand_cells
+
+
+def sync_points_line(notebook_path: str | os.PathLike) -> str | None:
+    """Make a source notebook's "Points:" line agree with its cells' points; say what changed.
+
+    The points of a test cell live in its nbgrader metadata (the *Points* field of
+    JupyterLab's *Create Assignment* panel); the assignment's introduction states the total in
+    prose.  :func:`release` calls this on every source notebook, so the prose never
+    disagrees with what is graded.
+
+    Parameters
+    ----------
+    notebook_path : path
+        A notebook of ``solutions/``.
+
+    Returns
+    -------
+    str or None
+        What was changed (the notebook is rewritten), or None if it agreed or has no such line.
+
+    Examples
+    --------
+    >>> import json, tempfile, pathlib
+    >>> test = {"cell_type": "code", "source": "assert f(1) == 2", "metadata": {"nbgrader": {
+    ...     "grade": True, "solution": False, "points": 3, "grade_id": "t", "locked": True}}}
+    >>> intro = {"cell_type": "markdown", "metadata": {},
+    ...          "source": "*Points: 2 checked automatically, 0 for written answers.*"}
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.ipynb"
+    >>> _ = path.write_text(json.dumps({"cells": [intro, test], "metadata": {}, "nbformat": 4,
+    ...                                 "nbformat_minor": 5}))
+    >>> print(sync_points_line(path))
+    a.ipynb: "Points: 2 checked automatically, 0 for written answers" is now "Points: 3 checked automatically, 0 for written answers" (the cells' points)
+    >>> sync_points_line(path) is None
+    True
+    """
+    import json
+
+    path = Path(notebook_path)
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    cells = notebook.get("cells", [])
+    auto, hand, hand_cells = _points(cells)
+    changes = []
+
+    def text(cell: dict) -> str:
+        return "".join(cell["source"]) if isinstance(cell.get("source"), list) else cell.get("source", "")
+
+    def put(cell: dict, value: str) -> None:
+        cell["source"] = value.splitlines(keepends=True) if isinstance(cell.get("source"), list) else value
+
+    # A written question states its points before its answer cell: "**Question (2 points).**"
+    for before, cell in zip(cells, cells[1:]):
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if before.get("cell_type") != "markdown" or not (meta.get("grade") and meta.get("solution")):
+            continue
+        points = float(meta.get("points") or 0)
+        old = text(before)
+        new = _QUESTION_POINTS.sub(lambda m: f"({points:g} point{'s' if points != 1 else ''})", old, count=1)
+        if new != old:
+            changes.append((_QUESTION_POINTS.search(old).group(0), f"({points:g} points)"))
+            put(before, new)
+    for cell in cells:
+        if cell.get("cell_type") != "markdown":
+            continue
+        source = text(cell)
+
+        def fix(match: re.Match) -> str:
+            what = "a written answer" if hand_cells == 1 else "written answers"
+            new = f"{match['lead']}{auto:g} checked automatically, {hand:g} for {what}"
+            if new != match.group(0):
+                changes.append((match.group(0).lstrip("*"), new.lstrip("*")))
+            return new
+
+        fixed = _POINTS_LINE.sub(fix, source)
+        if fixed != source:
+            put(cell, fixed)
+    if not changes:
+        return None
+    path.write_text(json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return f"{path.name}: " + "; ".join(f'"{old}" is now "{new}"' for old, new in changes) + " (the cells' points)"
 
 
 def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
-            release_directory: str | os.PathLike | None = None) -> list[Path]:
+            release_directory: str | os.PathLike | None = None, log: Any = None) -> list[Path]:
     """Regenerate the student version of the assignments (``nbgrader generate_assignment --force``).
 
     Parameters
@@ -34,6 +140,9 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
     release_directory : path, optional
         Write the release here instead of ``exercises/`` (used to check that
         the committed release is up to date).
+    log : callable, optional
+        Receives a line for every "Points:" line of ``solutions/`` brought in line with
+        its cells' points (:func:`sync_points_line`).
 
     Returns
     -------
@@ -55,6 +164,10 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
     api = nbgrader_api(layout, **overrides)
     written = []
     for name in pick_assignments(layout, assignment):
+        for source in sorted((layout.source / name).glob("*.ipynb")):
+            changed = sync_points_line(source)
+            if changed and log is not None:
+                log(changed)
         result = api.generate_assignment(name, force=True, create=True)
         if not result.get("success"):
             raise WorkflowError(f"nbgrader could not generate {name}: {nbgrader_error(result)}")

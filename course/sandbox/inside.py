@@ -79,6 +79,9 @@ def encode(value, handle=None):
         return {"$t": [encode(v, handle) for v in value]}
     if isinstance(value, list):
         return [encode(v, handle) for v in value]
+    if isinstance(value, range) and len(value) <= 100_000:
+        # a game's moves are often a range (the course's trees): they cross as the list they are
+        return [int(v) for v in value]
     if isinstance(value, dict):
         return {"$d": [[encode(k, handle), encode(v, handle)] for k, v in value.items()]}
     if type(value).__module__ == "numpy":

@@ -37,7 +37,7 @@ from ..intake.repair import describe, repair_submission
 from ..intake.student_ids import describe_name
 from ..release import ensure_in_gradebook
 from ..results.report import GRADED, GradeRecord, describe_record, fill_scores, read_report, write_report
-from ..results.similarity import report_copies, start_copy_audit
+from ..results.copy_report import report_copies, start_copy_audit
 from .queue import run_jobs
 
 __all__ = ["autograde", "refused_submissions", "grading_key", "ungraded", "GRADED"]
@@ -107,12 +107,13 @@ def _course_code() -> str:
 
 
 def grading_key(layout: CourseLayout, assignment: str, submission_sha: str, settings: dict,
-                code: str) -> str:
+                code: str, due: str = "") -> str:
     """What a grade depends on, as one SHA-256: a re-run skips a submission whose key is unchanged.
 
     The key covers the submitted files (``submission_sha``), the assignment's release
     notebooks, the course's ``nbgrader_config.py`` (the approved file), the course's code
-    (``code``: checks, cases, sandbox) and the run's settings (time limits, sandbox or not).
+    (``code``: checks, cases, sandbox), the run's settings (time limits, sandbox or not) and
+    the assignment's due date (``due``: a new one changes late penalties).
     The grading secret is not part of it (it changes no honest grade).
     """
     import hashlib
@@ -120,7 +121,7 @@ def grading_key(layout: CourseLayout, assignment: str, submission_sha: str, sett
 
     digest = hashlib.sha256()
     digest.update(submission_sha.encode() + b"\0" + code.encode() + b"\0")
-    digest.update(json.dumps(settings, sort_keys=True).encode() + b"\0")
+    digest.update(json.dumps(settings, sort_keys=True).encode() + b"\0" + due.encode() + b"\0")
     config = layout.root / "nbgrader_config.py"
     digest.update(config.read_bytes() if config.is_file() else b"")
     release = layout.release / assignment
@@ -250,6 +251,9 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     settings = {"cell_timeout": timeout, "submission_timeout": submission_timeout,
                 "sandboxed": not unsafe_no_sandbox}
     code = _course_code()
+    from ..term import due_dates
+
+    due = due_dates(layout)
 
     def done(record: GradeRecord) -> None:
         record.sandboxed = not unsafe_no_sandbox        # recorded next to the grade (issue 19)
@@ -284,7 +288,8 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         for who, what in todo:
             try:
                 record = _stage(layout, who, what, Path(tmp) / "submissions")
-                record.grading_key = grading_key(layout, what, record.submission_sha, settings, code)
+                record.grading_key = grading_key(layout, what, record.submission_sha, settings, code,
+                                                 due.get(what, ""))
                 before = report.get(f"{who}/{what}", {})
                 if (not regrade and before.get("grading_key") == record.grading_key
                         and before.get("status") in GRADED

@@ -56,6 +56,8 @@ class GradeRecord:
     """Fingerprint of the submitted files: hand grades survive re-grading an unchanged submission."""
     sandboxed: bool = True
     """False when it was graded with ``--unsafe-no-sandbox`` (its code ran with the grader's rights)."""
+    late_penalty: float = 0.0
+    """Points taken for lateness (already out of ``score``; see :mod:`course.grading.term`)."""
     grading_key: str = ""
     """What the grade depends on (:func:`course.grading.autograde.grading_key`): a re-run skips
     the submission while it is unchanged."""
@@ -88,7 +90,8 @@ def fill_scores(layout: CourseLayout, record: GradeRecord, lock: Path | None = N
             if record.status == "failed":
                 return
             sub = gb.find_submission(record.assignment, record.student)
-            record.score = float(sub.score)
+            record.late_penalty = float(sub.late_submission_penalty or 0.0)
+            record.score = max(0.0, float(sub.score) - record.late_penalty)
             record.needs_manual_grade = bool(sub.needs_manual_grade)
             record.hand_points_pending = hand_points_pending(sub)
     except MissingEntry:
@@ -111,11 +114,15 @@ def describe_record(record: GradeRecord) -> str:
     'ada                  a1_minimax          9.0 / 11.0  autograded, 2 points to grade by hand'
     >>> describe_record(GradeRecord("ada", "a1_minimax", "graded", 10.0, 11.0))
     'ada                  a1_minimax         10.0 / 11.0  graded'
+    >>> describe_record(GradeRecord("ada", "a1_minimax", "graded", 7.2, 11.0, late_penalty=1.8))
+    'ada                  a1_minimax          7.2 / 11.0  graded, late: -1.8'
     """
     what = record.status
     if record.hand_points_pending and record.status != "failed":
         what = f"autograded, {points_text(record.hand_points_pending)} to grade by hand"
         if record.status != "graded":
             what += f" ({record.status})"
+    if record.late_penalty:
+        what += f", late: -{record.late_penalty:g}"
     return (f"{record.student:<20} {record.assignment:<16} {record.score:6.1f} / "
             f"{record.max_score:<5.1f} {what}")

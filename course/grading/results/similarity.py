@@ -9,13 +9,18 @@ tokens: names become ``V``/``F``, strings ``S``, comments and layout vanish,
 and two texts are compared by the hashed k-grams of what is left.  Renaming
 variables, rewording comments and reformatting therefore change nothing.
 
-* :func:`student_code` -- the code of a notebook's answer cells, without the
-  release's stub lines and without comments;
+* :func:`student_code` -- the code of every cell of a notebook that the student
+  wrote or changed, without the release's stub lines and without comments;
+* :func:`given_code` -- the release's code cells, which every student has;
 * :func:`reference_code` -- the reference searches (``course/search``) and the
   model answers of ``solutions/``;
 * :func:`find_copies` -- compare submissions with each other and with the
   references, per assignment; returns :class:`Finding` objects;
-* :func:`audit_copies` -- the same for ``submitted/<student>/<assignment>/``.
+* :func:`audit_assignment` -- the same for ``submitted/<student>/<assignment>/``:
+  every notebook and ``.py`` file there, code hidden in strings unpacked
+  (:mod:`.hidden_code`), each submission cut at :data:`MAX_CODE_CHARS`, the
+  comparison stopped at a time limit; :func:`audit_copies` -- its findings.
+  :mod:`.copy_report` groups them and writes the report.
 
 Code that every student is given (the function header and docstring of the
 release's answer cells, a constant such as ``LINES``) is *boilerplate*: its
@@ -45,6 +50,8 @@ minimax honest answers / the model answers                  0.00-0.37
 the model answer, renamed, recommented, reformatted         0.94-1.00
 a student's answer, renamed, recommented, reformatted       1.00
 ``alphabeta.py``'s search pasted, renamed, uncommented      0.90
+the same in an extra cell, a ``.py`` file, a packed string  0.86-0.89
+pycode_similar (AST diff) on the two AIMA-helper answers    0.78
 ==========================================================  ===========
 
 The highest honest figure, 0.62, is an answer following the textbook's
@@ -65,13 +72,11 @@ import json
 import logging
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from ..course_dir import CourseLayout
+from typing import Any, Literal
 
 __all__ = [
     "Finding",
@@ -79,12 +84,12 @@ __all__ = [
     "reference_code",
     "find_copies",
     "audit_copies",
+    "audit_assignment",
+    "Audit",
+    "given_code",
     "DEFAULT_THRESHOLD",
     "DEFAULT_MIN_TOKENS",
     "REFERENCE_SEARCHES",
-    "COPIES_PATH",
-    "start_copy_audit",
-    "report_copies",
 ]
 
 log = logging.getLogger(__name__)
@@ -95,6 +100,17 @@ DEFAULT_THRESHOLD = 0.7
 DEFAULT_MIN_TOKENS = 40
 #: copydetect's k-gram length, in characters of its filtered token text (its default noise threshold).
 NOISE_K = 25
+#: A notebook larger than this (bytes) is not read (its outputs, not code, would make it so big).
+MAX_NOTEBOOK_BYTES = 20 * 2**20
+#: A ``.py`` file larger than this (bytes) is not read.
+MAX_FILE_BYTES = 2**20
+#: At most this many files of one submission are read (notebooks and ``.py`` files, in name order).
+MAX_FILES = 50
+#: Of each submission, at most this many characters of code are compared (the course's answers
+#: are 1-5 kB; a submission padded to megabytes would otherwise take a minute).
+MAX_CODE_CHARS = 100_000
+#: An audit of one assignment stops comparing after this many seconds (the pairs left are noted).
+DEFAULT_TIME_LIMIT = 300.0
 #: The reference searches, relative to the ``course`` package's parent folder.
 REFERENCE_SEARCHES = ("course/search/minimax.py", "course/search/alphabeta.py", "course/search/bab.py")
 
@@ -102,6 +118,8 @@ _BEGIN = "### BEGIN SOLUTION"
 _END = "### END SOLUTION"
 _STUB_LINE = re.compile(r"^\s*(###\s*(BEGIN|END)\s+SOLUTION|raise\s+NotImplementedError(\(\s*\))?)\s*$")
 _MAGIC_LINE = re.compile(r"^\s*[%!]")
+_HIDDEN_REGION = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*\n.*?^[ \t]*### END HIDDEN TESTS[ \t]*$",
+                            re.MULTILINE | re.DOTALL)
 _SOLUTION_REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION[ \t]*\n.*?^[ \t]*### END SOLUTION[ \t]*$",
                               re.MULTILINE | re.DOTALL)
 
@@ -144,21 +162,33 @@ def _source(cell: Mapping[str, Any]) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _answer_cells(notebook_path: str | os.PathLike) -> list[str]:
-    """Sources of the code cells whose nbgrader metadata says ``"solution": true``."""
-    with open(notebook_path, encoding="utf-8") as f:
+def _code_cells(notebook_path: str | os.PathLike) -> list[tuple[int, str, bool]]:
+    """``(cell number, source, is an answer cell)`` of every code cell of a notebook.
+
+    A cell is an answer cell if its nbgrader metadata says ``"solution": true``.
+    Numbers count all cells from 1, as JupyterLab shows them.
+    """
+    path = Path(notebook_path)
+    if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+        raise ValueError(f"{path.name} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
+    with open(path, encoding="utf-8") as f:
         notebook = json.load(f)
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise ValueError(f"{notebook_path} is not a notebook (no list of cells)")
-    sources = []
-    for cell in notebook["cells"]:
+    cells = []
+    for number, cell in enumerate(notebook["cells"], 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         metadata = cell.get("metadata")
         nbgrader = metadata.get("nbgrader") if isinstance(metadata, dict) else None
-        if isinstance(nbgrader, dict) and nbgrader.get("solution") is True:
-            sources.append(_source(cell))
-    return sources
+        answer = isinstance(nbgrader, dict) and nbgrader.get("solution") is True
+        cells.append((number, _source(cell), answer))
+    return cells
+
+
+def _answer_cells(notebook_path: str | os.PathLike) -> list[str]:
+    """Sources of the code cells whose nbgrader metadata says ``"solution": true``."""
+    return [source for _, source, answer in _code_cells(notebook_path) if answer]
 
 
 def _strip_comments(code: str) -> str:
@@ -183,11 +213,32 @@ def _clean(code: str) -> str:
     return _strip_comments("\n".join(kept) + "\n").strip("\n")
 
 
-def student_code(notebook_path: str | os.PathLike) -> str:
-    """The code a student wrote in a notebook's answer cells, ready to compare.
+def _pieces(notebook_path: str | os.PathLike, given: Iterable[str] = (),
+            limit: int | None = None) -> list[tuple[str, str]]:
+    """``(where, code)`` for each code cell a student wrote or changed (see :func:`student_code`),
+    reading at most ``limit`` characters of source in all."""
+    given_code = {_clean(text) for text in given}
+    name = Path(notebook_path).name
+    pieces = []
+    for number, source, answer in _code_cells(notebook_path):
+        if limit is not None:
+            if limit <= 0:
+                break
+            source, limit = source[:limit], limit - len(source)
+        code = _clean(source)
+        if code and (answer or code not in given_code):
+            pieces.append((f"{name} cell {number}", code))
+    return pieces
 
-    Only code cells whose nbgrader metadata has ``"solution": true`` count.
-    The release's stub lines (``### BEGIN SOLUTION``, ``### END SOLUTION``,
+
+def student_code(notebook_path: str | os.PathLike, given: Iterable[str] = ()) -> str:
+    """The code a student wrote in a notebook, ready to compare.
+
+    Every code cell counts -- the answer cells (nbgrader metadata
+    ``"solution": true``) and any cell the student added or changed -- except
+    the cells that are exactly as the release gave them (``given``), so that
+    a copy cannot hide in an extra cell.  The release's stub lines
+    (``### BEGIN SOLUTION``, ``### END SOLUTION``,
     ``raise NotImplementedError()``), IPython magics and shell lines, and all
     comments (``# YOUR CODE HERE`` among them) are removed, so untouched
     stubs do not match each other on them.
@@ -196,20 +247,25 @@ def student_code(notebook_path: str | os.PathLike) -> str:
     ----------
     notebook_path : str or os.PathLike
         A submitted ``.ipynb`` file.
+    given : Iterable[str], optional
+        The sources of the release's code cells (:func:`given_code`): a cell
+        equal to one of them, comments and stub lines aside, is left out
+        unless it is an answer cell.
 
     Returns
     -------
     str
-        The answer cells' code, one cell after the other, separated by a blank
-        line (empty if there is none).
+        The code, one cell after the other, separated by a blank line (empty
+        if there is none).
 
     Raises
     ------
     OSError
         If the file cannot be read.
     ValueError
-        If it is not JSON, or not a notebook (:func:`audit_copies` skips such
-        files with a note).
+        If it is not JSON, not a notebook, or larger than
+        :data:`MAX_NOTEBOOK_BYTES` (:func:`audit_copies` skips such files
+        with a note).
 
     Examples
     --------
@@ -217,14 +273,17 @@ def student_code(notebook_path: str | os.PathLike) -> str:
     >>> cell = {"cell_type": "code", "metadata": {"nbgrader": {"solution": True}},
     ...         "source": ["def f(x):\\n", "    # YOUR CODE HERE\\n",
     ...                    "    return x + 1  # add one\\n", "    raise NotImplementedError()\\n"]}
+    >>> demo = {"cell_type": "code", "metadata": {}, "source": "print(f(1))"}
+    >>> extra = {"cell_type": "code", "metadata": {}, "source": "g = lambda x: x - 1"}
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "a.ipynb"
-    >>> _ = path.write_text(json.dumps({"cells": [cell]}))
-    >>> print(student_code(path))
+    >>> _ = path.write_text(json.dumps({"cells": [cell, demo, extra]}))
+    >>> print(student_code(path, given=["print(f(1))"]))
     def f(x):
         return x + 1
+    <BLANKLINE>
+    g = lambda x: x - 1
     """
-    cells = (_clean(source) for source in _answer_cells(notebook_path))
-    return "\n\n".join(code for code in cells if code)
+    return "\n\n".join(code for _, code in _pieces(notebook_path, given))
 
 
 def _solution_regions(code: str) -> str:
@@ -296,21 +355,48 @@ def reference_code(root: str | os.PathLike | None = None) -> dict[str, str]:
     return references
 
 
-def _release_stubs(root: Path, assignment: str) -> list[str]:
-    """What every student of ``assignment`` is given in the answer cells: the source's
-    answer cells with their solution regions cut out (what ``nbgrader generate_assignment``
-    keeps), falling back on the released notebooks' answer cells."""
+def given_code(root: str | os.PathLike, assignment: str) -> list[str]:
+    """What every student of ``assignment`` is given: the release's code cells.
+
+    The source notebooks' code cells (``solutions/<assignment>/``) with their
+    solution regions and hidden tests cut out (what ``nbgrader
+    generate_assignment`` keeps), falling back on the released notebooks
+    (``exercises/<assignment>/``); then the answer cells of each notebook
+    joined as :func:`student_code` joins them.
+
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The course directory.
+    assignment : str
+        E.g. ``"a2_alphabeta"``.
+
+    Returns
+    -------
+    list of str
+        The cells' sources (empty if the assignment has no notebook).
+
+    Examples
+    --------
+    >>> given = given_code(_default_root(), "a2_alphabeta")
+    >>> any(text.startswith("def alphabeta_decision(game, state):") for text in given)
+    True
+    >>> any("v >= beta" in text for text in given)   # the model answer is not given
+    False
+    """
+    root = Path(root)
     stubs: list[str] = []
     for folder, cut in ((root / "solutions" / assignment, True), (root / "exercises" / assignment, False)):
         for path in sorted(folder.glob("*.ipynb")):
             try:
-                sources = _answer_cells(path)
+                cells = _code_cells(path)
             except (OSError, ValueError):
                 continue
-            given = [_SOLUTION_REGION.sub("", s) if cut else s for s in sources]
-            # Each cell, and the notebook's cells joined as student_code joins them.
-            stubs.extend(given)
-            stubs.append("\n\n".join(code for code in map(_clean, given) if code))
+            given = [(_HIDDEN_REGION.sub("", _SOLUTION_REGION.sub("", s)) if cut else s, answer)
+                     for _, s, answer in cells]
+            stubs.extend(text for text, _ in given)
+            # The answer cells joined as student_code joins them (a notebook's untouched stubs).
+            stubs.append("\n\n".join(code for code in (_clean(t) for t, answer in given if answer) if code))
         if stubs:
             break
     return stubs
@@ -352,6 +438,8 @@ def find_copies(
     threshold: float = DEFAULT_THRESHOLD,
     min_tokens: int = DEFAULT_MIN_TOKENS,
     boilerplate: Iterable[str] = (),
+    deadline: float | None = None,
+    notes: list[str] | None = None,
 ) -> list[Finding]:
     """Pairs of near-identical code among one assignment's submissions and the references.
 
@@ -378,6 +466,12 @@ def find_copies(
     boilerplate : Iterable[str]
         Code every student is given (the release's answer-cell stubs): its
         k-grams are ignored, in submissions and references alike.
+    deadline : float, optional
+        A :func:`time.monotonic` time after which no more pairs are compared
+        (the findings so far are returned, and ``notes`` says how many pairs
+        were left).
+    notes : list of str, optional
+        Receives a line if the deadline stopped the comparison.
 
     Returns
     -------
@@ -435,24 +529,216 @@ def find_copies(
 
     students = prints(submissions)
     refs = prints(references)
+    pairs = [(a, b, "student") for a, b in itertools.combinations(sorted(students), 2)]
+    pairs += [(who, name, "reference") for who in sorted(students) for name in sorted(refs)]
     findings: list[Finding] = []
-    for a, b in itertools.combinations(sorted(students), 2):
-        sim_a, sim_b = _overlap(students[a], students[b])
-        similarity = max(sim_a, sim_b)
-        if similarity >= threshold:
-            copied, source = (a, b) if sim_a >= sim_b else (b, a)
-            findings.append(Finding(a, b, similarity, "student",
-                                    f"{a} ~ {b}: {similarity:.0%} of {copied}'s answer code "
-                                    f"is also in student {source}'s"))
-    for who in sorted(students):
-        for name in sorted(refs):
-            similarity, _ = _overlap(students[who], refs[name])
+    for done, (a, b, kind) in enumerate(pairs):
+        if deadline is not None and time.monotonic() > deadline:
+            if notes is not None:
+                notes.append(f"copies: time limit reached, {len(pairs) - done} of {len(pairs)} pairs "
+                             f"not compared")
+            break
+        if kind == "student":
+            sim_a, sim_b = _overlap(students[a], students[b])
+            similarity = max(sim_a, sim_b)
             if similarity >= threshold:
-                findings.append(Finding(who, name, similarity, "reference",
-                                        f"{who} ~ {name}: {similarity:.0%} of {who}'s answer code "
-                                        f"is also in reference {name}"))
+                copied, source = (a, b) if sim_a >= sim_b else (b, a)
+                findings.append(Finding(a, b, similarity, "student",
+                                        f"{a} ~ {b}: {similarity:.0%} of {copied}'s answer code "
+                                        f"is also in student {source}'s"))
+        else:
+            similarity, _ = _overlap(students[a], refs[b])
+            if similarity >= threshold:
+                findings.append(Finding(a, b, similarity, "reference",
+                                        f"{a} ~ {b}: {similarity:.0%} of {a}'s answer code "
+                                        f"is also in reference {b}"))
     findings.sort(key=lambda f: (-f.similarity, f.kind, f.who, f.other))
     return findings
+
+
+@dataclass
+class Audit:
+    """The copy audit of one assignment.
+
+    Attributes
+    ----------
+    assignment : str
+        The assignment audited.
+    findings : list[Finding]
+        The pairs at or above the threshold, most similar first.
+    hidden : dict[str, list[str]]
+        Per student, where their code runs code from strings or packs code
+        into them (:mod:`.hidden_code`), one note each.
+    notes : list[str]
+        Files skipped, code cut at :data:`MAX_CODE_CHARS`, a time limit reached.
+    codes : dict[str, str]
+        The code compared, per student (for the report).
+    references : dict[str, str]
+        The reference texts compared.
+    seconds : float
+        How long the audit took.
+    """
+
+    assignment: str
+    findings: list[Finding]
+    hidden: dict[str, list[str]]
+    notes: list[str]
+    codes: dict[str, str]
+    references: dict[str, str]
+    seconds: float
+
+
+def _submission_files(folder: Path) -> list[Path]:
+    """The notebooks and ``.py`` files under ``folder``, no links followed, in name order."""
+    found: list[Path] = []
+    for here, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        for name in sorted(files):
+            path = Path(here) / name
+            if path.suffix in (".ipynb", ".py") and not path.is_symlink() and path.is_file():
+                found.append(path)
+    return sorted(found, key=lambda p: (p.suffix != ".ipynb", p.relative_to(folder).as_posix()))
+
+
+def _read_submission(folder: Path, given: list[str], note: Callable[[str], None],
+                     label: str) -> tuple[str, list[str]]:
+    """The code of one student's submission folder, and the notes on code hidden in strings."""
+    from .hidden_code import find_hidden_code
+
+    files = _submission_files(folder)
+    if len(files) > MAX_FILES:
+        note(f"copies: {label}: only the first {MAX_FILES} of {len(files)} files read")
+        files = files[:MAX_FILES]
+    pieces: list[tuple[str, str]] = []
+    room = 2 * MAX_CODE_CHARS           # of source read (comments and stubs go before comparing)
+    for path in files:
+        if room <= 0:
+            break
+        found: list[tuple[str, str]] = []
+        where = path.relative_to(folder).as_posix()
+        try:
+            if path.suffix == ".ipynb":
+                folder_part = where.rsplit("/", 1)[0] + "/" if "/" in where else ""
+                found = _pieces(path, given, room)
+                pieces.extend((folder_part + w, code) for w, code in found)
+            elif path.stat().st_size > MAX_FILE_BYTES:
+                note(f"copies: skipped {label}/{where} (larger than {MAX_FILE_BYTES // 2**10} kB)")
+            else:
+                found = [(where, _clean(path.read_text(encoding="utf-8", errors="replace")[:room]))]
+                pieces.extend((w, c) for w, c in found if c)
+            room -= sum(len(c) for _, c in found)
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as error:
+            note(f"copies: skipped {label}/{where} (cannot be read: {type(error).__name__}: {error})")
+    hidden: list[str] = []
+    unpacked: list[str] = []
+    budget = MAX_CODE_CHARS
+    for where, code in pieces:
+        if budget <= 0:
+            break
+        texts, extra = find_hidden_code(code[:budget])
+        hidden.extend(f"{where}, {text}" for text in texts)
+        if extra:
+            unpacked.append(extra)
+        budget -= len(code)
+    code = "\n\n".join([c for _, c in pieces] + unpacked)
+    if len(code) > MAX_CODE_CHARS or room <= 0:
+        note(f"copies: {label}: more than {MAX_CODE_CHARS:,} characters of code; "
+             f"only the first {MAX_CODE_CHARS:,} compared")
+        code = code[:MAX_CODE_CHARS]
+    return code, hidden
+
+
+def audit_assignment(
+    root: str | os.PathLike,
+    submitted_dir: str | os.PathLike,
+    assignment: str,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    min_tokens: int = DEFAULT_MIN_TOKENS,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+) -> Audit:
+    """The copy audit of one assignment's submissions: near-copies and code hidden in strings.
+
+    Reads every notebook and ``.py`` file in
+    ``<submitted_dir>/<student>/<assignment>/`` (sub-folders included, links
+    not followed, at most :data:`MAX_FILES` files): every code cell the
+    student wrote or changed (:func:`student_code`, the release's cells being
+    ``given``) and every ``.py`` file.  Code run from strings or packed into
+    them is noted and unpacked, without running it (:mod:`.hidden_code`), and
+    compared as if written out.  Each student's code is cut at
+    :data:`MAX_CODE_CHARS` characters; every pair of students and every
+    student with :func:`reference_code` of ``root`` is compared
+    (:func:`find_copies`, the release's code being boilerplate) until
+    ``time_limit`` seconds have passed.  It never raises on a submission: a
+    file that cannot be read is skipped, with a note.
+
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The course directory (holding ``solutions/``).
+    submitted_dir : str or os.PathLike
+        The submissions folder, relative to ``root`` unless absolute
+        (nbgrader's ``submitted``).
+    assignment : str
+        E.g. ``"a2_alphabeta"``.
+    threshold, min_tokens
+        As for :func:`find_copies`.
+    time_limit : float or None
+        Seconds after which no more pairs are compared (None: no limit).
+
+    Returns
+    -------
+    Audit
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> audit = audit_assignment(_default_root(), tempfile.mkdtemp(), "a2_alphabeta")
+    >>> audit.findings, audit.hidden, audit.notes
+    ([], {}, [])
+    """
+    started = time.monotonic()
+    root = Path(root)
+    submitted = Path(submitted_dir)
+    if not submitted.is_absolute():
+        submitted = root / submitted
+    notes: list[str] = []
+
+    def note(text: str) -> None:
+        log.warning("%s", text)
+        notes.append(text)
+
+    given = given_code(root, assignment)
+    submissions: dict[str, str] = {}
+    hidden: dict[str, list[str]] = {}
+    try:
+        student_dirs = sorted(p for p in submitted.iterdir()
+                              if p.is_dir() and not p.is_symlink() and not p.name.startswith("."))
+    except OSError:
+        student_dirs = []
+    for student_dir in student_dirs:
+        folder = student_dir / assignment
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        try:
+            code, found = _read_submission(folder, given, note, f"{student_dir.name}/{assignment}")
+        except Exception as error:  # noqa: BLE001 - one submission never stops the audit
+            note(f"copies: skipped {student_dir.name}/{assignment} ({type(error).__name__}: {error})")
+            continue
+        if found:
+            hidden[student_dir.name] = found
+        if code:
+            submissions[student_dir.name] = code
+    references = reference_code(root)
+    try:
+        findings = find_copies(submissions, references, threshold=threshold, min_tokens=min_tokens,
+                               boilerplate=given, notes=notes,
+                               deadline=None if time_limit is None else started + time_limit)
+    except Exception as error:  # never stop the grading report on the audit
+        note(f"copies: comparison of {assignment} failed ({type(error).__name__}: {error})")
+        findings = []
+    return Audit(assignment, findings, hidden, notes, submissions, references,
+                 round(time.monotonic() - started, 3))
 
 
 def audit_copies(
@@ -466,27 +752,15 @@ def audit_copies(
 ) -> list[Finding]:
     """Near-copies among the submissions of one assignment, and of the references.
 
-    Reads ``<submitted_dir>/<student>/<assignment>/*.ipynb`` (the answer cells
-    of all of a student's notebooks together), and compares every pair of
-    students and every student with :func:`reference_code` of ``root``, the
-    release's answer-cell stubs being boilerplate (see :func:`find_copies`).
-    It never raises on a submission: a notebook that cannot be read is
-    skipped, with a note.
+    The findings of :func:`audit_assignment`.
 
     Parameters
     ----------
-    root : str or os.PathLike
-        The course directory (holding ``solutions/``).
-    submitted_dir : str or os.PathLike
-        The submissions folder, relative to ``root`` unless absolute
-        (nbgrader's ``submitted``).
-    assignment : str
-        E.g. ``"a2_alphabeta"``.
-    threshold, min_tokens
-        As for :func:`find_copies`.
+    root, submitted_dir, assignment, threshold, min_tokens
+        As for :func:`audit_assignment`.
     notes : list of str, optional
-        Receives one line per notebook skipped (they are also logged as
-        warnings).
+        Receives its notes (files skipped, code cut, the time limit) and
+        its notes on code hidden in strings, one per line.
 
     Returns
     -------
@@ -499,96 +773,9 @@ def audit_copies(
     >>> audit_copies(_default_root(), tempfile.mkdtemp(), "a2_alphabeta")
     []
     """
-    root = Path(root)
-    submitted = Path(submitted_dir)
-    if not submitted.is_absolute():
-        submitted = root / submitted
-
-    def note(text: str) -> None:
-        log.warning("%s", text)
-        if notes is not None:
-            notes.append(text)
-
-    submissions: dict[str, str] = {}
-    try:
-        student_dirs = sorted(p for p in submitted.iterdir() if p.is_dir() and not p.name.startswith("."))
-    except OSError:
-        student_dirs = []
-    for student_dir in student_dirs:
-        codes = []
-        for path in sorted((student_dir / assignment).glob("*.ipynb")):
-            try:
-                codes.append(student_code(path))
-            except (OSError, ValueError, UnicodeDecodeError, RecursionError) as error:
-                note(f"copies: skipped {path.relative_to(submitted).as_posix()} "
-                     f"(cannot be read: {type(error).__name__}: {error})")
-        code = "\n\n".join(c for c in codes if c)
-        if code:
-            submissions[student_dir.name] = code
-    try:
-        return find_copies(submissions, reference_code(root), threshold=threshold, min_tokens=min_tokens,
-                           boilerplate=_release_stubs(root, assignment))
-    except Exception as error:  # never stop the grading report on the audit
-        note(f"copies: comparison of {assignment} failed ({type(error).__name__}: {error})")
-        return []
-
-
-# ---------------------------------------------------------------------------
-# the audit of a graded class
-# ---------------------------------------------------------------------------
-#: Where the copy audit's findings are written, relative to ``autograded/``.
-COPIES_PATH = Path(".course-grading") / "copies.json"
-
-
-def _find_copies(layout: CourseLayout, assignments: list[str]) -> dict[str, list]:
-    return {a: audit_copies(layout.root, layout.submitted, a, notes=[]) for a in assignments}
-
-
-def start_copy_audit(layout: CourseLayout, assignments: list[str]) -> Callable[[], dict]:
-    """Compare the submissions in a thread while they are graded (they do not change meanwhile,
-    and the grading workers leave a core idle while they wait on their sandboxes); the function
-    returned waits for the findings."""
-    import threading
-
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["found"] = _find_copies(layout, assignments)
-        except Exception as exc:  # noqa: BLE001 - the audit never stops grading
-            box["found"] = {}
-            box["error"] = exc
-
-    thread = threading.Thread(target=run, name="copy-audit", daemon=True)
-    thread.start()
-
-    def wait() -> dict:
-        thread.join()
-        return box["found"]
-
-    return wait
-
-
-def report_copies(layout: CourseLayout, assignments: list[str], log: Any,
-                  computed: dict[str, list] | None = None) -> list:
-    """List near-copies (of another student's code or of the reference searches) for review.
-
-    Written to ``autograded/.course-grading/copies.json`` and printed; scores are not changed.
-    ``computed`` holds the findings if already made (:func:`start_copy_audit`).
-    """
-    findings: dict[str, list] = {}
-    found_by = computed if computed is not None else _find_copies(layout, assignments)
-    for assignment in assignments:
-        found = found_by.get(assignment, [])
-        findings[assignment] = [asdict(f) for f in found]
-        if log is not None:
-            for finding in found:
-                log(f"review (possible copy) {assignment}: {finding.line}")
-    path = layout.autograded / COPIES_PATH
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(findings, indent=1), encoding="utf-8")
-    return findings
-
-
-# ---------------------------------------------------------------------------
-# feedback, grades, summary
+    audit = audit_assignment(root, submitted_dir, assignment, threshold=threshold, min_tokens=min_tokens)
+    if notes is not None:
+        notes.extend(audit.notes)
+        notes.extend(f"copies: hidden code in {who}/{assignment}: {text}"
+                     for who, texts in sorted(audit.hidden.items()) for text in texts)
+    return audit.findings

@@ -1,0 +1,360 @@
+"""The copy audit of a graded class: groups of students to review, in one file, and one line.
+
+:mod:`.similarity` finds pairs; a class of 31 in which a few students shared
+code has dozens of pairs, and one line per pair on the console buries the
+rest of the run.  Here the pairs become **groups** -- students linked by
+findings, directly or through each other (the connected components of the
+"looks like" graph), with the references they match -- and the run writes
+
+* ``autograded/.course-grading/copies.json`` -- every group, pair, note on
+  hidden code and skipped file, for scripts;
+* ``autograded/.course-grading/copies.html`` -- the same for people: per
+  group its members and pairs, and side by side the code of each pair with
+  the matching passages marked; and
+* one line on the console, e.g. ``copy audit: 2 groups (5 students) and 1
+  submission with code hidden in strings to review: <path>``.
+
+The page is built from the submissions, so everything in it is escaped
+(student ids, file names and code are hostile: a name or a line of code is
+text, never markup), and it carries a Content-Security-Policy that allows no
+script at all.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .similarity import DEFAULT_THRESHOLD, Audit, Finding, audit_assignment
+
+if TYPE_CHECKING:
+    from ..course_dir import CourseLayout
+
+__all__ = ["Group", "group_findings", "copy_report_html", "write_copy_report", "summary_line",
+           "start_copy_audit", "report_copies", "COPIES_PATH", "COPIES_HTML_PATH"]
+
+#: Where the audit's findings are written, relative to ``autograded/``.
+COPIES_PATH = Path(".course-grading") / "copies.json"
+#: Where the audit's page is written, relative to ``autograded/``.
+COPIES_HTML_PATH = Path(".course-grading") / "copies.html"
+#: The most characters of one side's code shown on the page.
+SHOWN_CHARS = 20_000
+#: The most pairs of one group shown side by side on the page (all are listed).
+SHOWN_PAIRS = 6
+
+
+@dataclass(frozen=True)
+class Group:
+    """Students whose code looks alike, directly or through each other.
+
+    Attributes
+    ----------
+    students : tuple of str
+        The members, sorted.
+    references : tuple of str
+        The reference texts any member's code matches.
+    pairs : tuple of Finding
+        The findings linking them, most similar first.
+    strongest : float
+        The highest similarity among ``pairs``.
+    """
+
+    students: tuple[str, ...]
+    references: tuple[str, ...]
+    pairs: tuple[Finding, ...]
+    strongest: float
+
+
+def group_findings(findings: Sequence[Finding]) -> list[Group]:
+    """Students linked by findings, as groups (connected components).
+
+    Two students are in one group if a finding links them, directly or
+    through other students; a student whose code matches a reference and no
+    other student is a group of one.
+
+    Parameters
+    ----------
+    findings : sequence of Finding
+        One assignment's findings (:func:`.similarity.find_copies`).
+
+    Returns
+    -------
+    list of Group
+        Largest group first, then most similar.
+
+    Examples
+    --------
+    >>> f = lambda a, b, s, kind="student": Finding(a, b, s, kind, f"{a} ~ {b}")
+    >>> groups = group_findings([f("ann", "bob", 0.9), f("bob", "cat", 0.8),
+    ...                          f("dan", "course/search/minimax.py", 0.95, "reference")])
+    >>> [(g.students, g.references) for g in groups]
+    [(('ann', 'bob', 'cat'), ()), (('dan',), ('course/search/minimax.py',))]
+    """
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for finding in findings:
+        find(finding.who)
+        if finding.kind == "student":
+            a, b = find(finding.who), find(finding.other)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    members: dict[str, list[str]] = {}
+    for student in parent:
+        members.setdefault(find(student), []).append(student)
+    groups = []
+    for students in members.values():
+        chosen = set(students)
+        pairs = tuple(sorted((f for f in findings if f.who in chosen),
+                             key=lambda f: (-f.similarity, f.kind, f.who, f.other)))
+        references = tuple(sorted({f.other for f in pairs if f.kind == "reference"}))
+        groups.append(Group(tuple(sorted(students)), references, pairs,
+                            max(f.similarity for f in pairs)))
+    groups.sort(key=lambda g: (-len(g.students), -g.strongest, g.students))
+    return groups
+
+
+# --------------------------------------------------------------------------- the page
+
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; base-uri 'none'; form-action 'none'"
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 1.5rem auto; max-width: 110rem; color: #1a1a1a;
+       background: #fff; line-height: 1.45; padding: 0 1rem; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.25rem; margin-top: 2rem; } h3 { font-size: 1.05rem; }
+table { border-collapse: collapse; margin: .5rem 0; }
+th, td { border: 1px solid #767676; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
+pre { background: #f6f6f6; border: 1px solid #767676; padding: .5rem; overflow: auto; max-height: 32rem;
+      font-size: .85rem; white-space: pre; }
+pre:focus { outline: 3px solid #1a5fb4; }
+mark { background: #ffe08a; color: #1a1a1a; }
+.note { color: #4a4a4a; }
+"""
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _marked(code: str, slices: Any) -> str:
+    """``code`` escaped, with the passages in ``slices`` (2 x N starts/ends) in ``<mark>``."""
+    code = code[:SHOWN_CHARS]
+    out, at = [], 0
+    spans = sorted(zip(*slices)) if slices is not None and len(slices) == 2 else []
+    for start, end in spans:
+        start, end = max(int(start), at), min(int(end), len(code))
+        if start >= end:
+            continue
+        out.append(_e(code[at:start]))
+        out.append(f"<mark>{_e(code[start:end])}</mark>")
+        at = end
+    out.append(_e(code[at:]))
+    return "".join(out)
+
+
+def _side_by_side(finding: Finding, audit: Audit) -> str:
+    from .similarity import _fingerprint
+
+    left = audit.codes.get(finding.who, "")
+    right = (audit.codes if finding.kind == "student" else audit.references).get(finding.other, "")
+    slices: tuple[Any, Any] = (None, None)
+    try:
+        from copydetect import compare_files
+
+        a, b = _fingerprint(left), _fingerprint(right)
+        if a.hashes and b.hashes:
+            _, _, slices = compare_files(a, b)
+    except Exception:  # noqa: BLE001 - the page shows the code unmarked
+        pass
+    label_b = f"student {finding.other}" if finding.kind == "student" else f"reference {finding.other}"
+    cut = " (cut)" if max(len(left), len(right)) > SHOWN_CHARS else ""
+    return (f'<div class="pair" role="group" aria-label="{_e(finding.who)} and {_e(label_b)}">'
+            f'<div><h4>student {_e(finding.who)}</h4>'
+            f'<pre tabindex="0" aria-label="code of student {_e(finding.who)}{cut}">{_marked(left, slices[0])}</pre></div>'
+            f'<div><h4>{_e(label_b)}</h4>'
+            f'<pre tabindex="0" aria-label="code of {_e(label_b)}{cut}">{_marked(right, slices[1])}</pre></div></div>')
+
+
+def copy_report_html(audits: Sequence[Audit], *, threshold: float = DEFAULT_THRESHOLD,
+                     when: str | None = None) -> str:
+    """The audit as one self-contained HTML page, everything from the submissions escaped.
+
+    Parameters
+    ----------
+    audits : sequence of Audit
+        One per assignment (:func:`.similarity.audit_assignment`).
+    threshold : float
+        The threshold used (shown on the page).
+    when : str, optional
+        When the audit ran (default: now).
+
+    Returns
+    -------
+    str
+        The page: no script, a Content-Security-Policy that forbids any.
+
+    Examples
+    --------
+    >>> from course.grading.results.similarity import Audit
+    >>> bad = '<img src=x onerror=alert(1)>'
+    >>> audit = Audit("a1", [Finding(bad, "bob", 0.9, "student", "x")], {}, [], {bad: "x = 1"}, {}, 0.1)
+    >>> page = copy_report_html([audit], when="today")
+    >>> "<img" in page, "&lt;img src=x onerror=alert(1)&gt;" in page
+    (False, True)
+    """
+    when = when or _dt.datetime.now().isoformat(timespec="seconds")
+    parts = [f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+             f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">'
+             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+             f'<title>Copy audit</title><style>{_STYLE}</style></head><body><main>'
+             f'<h1>Copy audit</h1>'
+             f'<p>{_e(when)}. Pairs of submissions whose code is at least {threshold:.0%} alike '
+             f'(names, comments and layout ignored), grouped; code run from strings or packed into '
+             f'them. A finding is a reason to look, never evidence: read the code below.</p>']
+    for audit in audits:
+        groups = group_findings(audit.findings)
+        parts.append(f"<h2>{_e(audit.assignment)}</h2>")
+        parts.append(f'<p class="note">{len(audit.codes)} submissions compared in {audit.seconds:.1f} s: '
+                     f"{len(groups)} group{'s' if len(groups) != 1 else ''} to review, "
+                     f"{len(audit.hidden)} with code hidden in strings.</p>")
+        for number, group in enumerate(groups, 1):
+            who = ", ".join(group.students)
+            refs = f"; matches {', '.join(group.references)}" if group.references else ""
+            parts.append(f"<h3>Group {number}: {_e(who)}{_e(refs)} (up to {group.strongest:.0%})</h3>")
+            parts.append('<table><caption class="note">Pairs in this group</caption>'
+                         '<thead><tr><th scope="col">student</th><th scope="col">alike</th>'
+                         '<th scope="col">similarity</th></tr></thead><tbody>')
+            for f in group.pairs:
+                other = f"student {f.other}" if f.kind == "student" else f"reference {f.other}"
+                parts.append(f"<tr><td>{_e(f.who)}</td><td>{_e(other)}</td><td>{f.similarity:.0%}</td></tr>")
+            parts.append("</tbody></table>")
+            for finding in group.pairs[:SHOWN_PAIRS]:
+                parts.append(_side_by_side(finding, audit))
+        if audit.hidden:
+            parts.append("<h3>Code run from strings or packed into them</h3><ul>")
+            for student, texts in sorted(audit.hidden.items()):
+                items = "".join(f"<li>{_e(t)}</li>" for t in texts)
+                parts.append(f"<li>{_e(student)}<ul>{items}</ul></li>")
+            parts.append("</ul>")
+        if audit.notes:
+            parts.append("<h3>Notes</h3><ul>" + "".join(f"<li>{_e(n)}</li>" for n in audit.notes) + "</ul>")
+    parts.append("</main></body></html>")
+    return "\n".join(parts)
+
+
+def _as_json(audit: Audit) -> dict[str, Any]:
+    return {
+        "findings": [asdict(f) for f in audit.findings],
+        "groups": [{"students": list(g.students), "references": list(g.references),
+                    "strongest": g.strongest, "pairs": [asdict(f) for f in g.pairs]}
+                   for g in group_findings(audit.findings)],
+        "hidden_code": audit.hidden,
+        "notes": audit.notes,
+        "compared": len(audit.codes),
+        "seconds": audit.seconds,
+    }
+
+
+def summary_line(audits: Sequence[Audit], where: str | Path) -> str:
+    """One line for the console: what there is to review, and where.
+
+    Examples
+    --------
+    >>> from course.grading.results.similarity import Audit
+    >>> f = Finding("ann", "bob", 0.9, "student", "")
+    >>> summary_line([Audit("a1", [f], {"cat": ["exec"]}, [], {}, {}, 0.1)], "copies.html")
+    'copy audit: 1 group (2 students) and 1 submission with code hidden in strings to review: copies.html'
+    >>> summary_line([Audit("a1", [], {}, [], {}, {}, 0.1)], "copies.html")
+    'copy audit: nothing to review (copies.html)'
+    """
+    groups = [g for a in audits for g in group_findings(a.findings)]
+    students = sum(len(g.students) for g in groups)
+    hidden = sum(len(a.hidden) for a in audits)
+    notes = sum(len(a.notes) for a in audits)
+    said = []
+    if groups:
+        said.append(f"{len(groups)} group{'s' if len(groups) != 1 else ''} "
+                    f"({students} student{'s' if students != 1 else ''})")
+    if hidden:
+        said.append(f"{hidden} submission{'s' if hidden != 1 else ''} with code hidden in strings")
+    tail = f"; {notes} note{'s' if notes != 1 else ''}" if notes else ""
+    if not said:
+        return f"copy audit: nothing to review{tail} ({where})"
+    return f"copy audit: {' and '.join(said)} to review{tail}: {where}"
+
+
+def write_copy_report(folder: str | Path, audits: Sequence[Audit], *,
+                      threshold: float = DEFAULT_THRESHOLD) -> tuple[Path, Path]:
+    """Write ``copies.json`` and ``copies.html`` (:data:`COPIES_PATH`, :data:`COPIES_HTML_PATH`)
+    under ``folder`` (``autograded/``); returns their paths."""
+    folder = Path(folder)
+    json_path, html_path = folder / COPIES_PATH, folder / COPIES_HTML_PATH
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    document = {"threshold": threshold, "assignments": {a.assignment: _as_json(a) for a in audits}}
+    json_path.write_text(json.dumps(document, indent=1), encoding="utf-8")
+    html_path.write_text(copy_report_html(audits, threshold=threshold), encoding="utf-8")
+    return json_path, html_path
+
+
+# --------------------------------------------------------------------------- during autograde
+
+
+def _audit_all(layout: CourseLayout, assignments: list[str]) -> list[Audit]:
+    return [audit_assignment(layout.root, layout.submitted, a) for a in assignments]
+
+
+def start_copy_audit(layout: CourseLayout, assignments: list[str]) -> Callable[[], list[Audit]]:
+    """Audit the submissions in a thread while they are graded (they do not change meanwhile,
+    and the grading workers leave a core idle while they wait on their sandboxes); the function
+    returned waits for the audits (an empty list if the audit itself failed)."""
+    box: dict[str, Any] = {"found": []}
+
+    def run() -> None:
+        try:
+            box["found"] = _audit_all(layout, assignments)
+        except Exception as exc:  # noqa: BLE001 - the audit never stops grading
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name="copy-audit", daemon=True)
+    thread.start()
+
+    def wait() -> list[Audit]:
+        thread.join()
+        return box["found"]
+
+    return wait
+
+
+def report_copies(layout: CourseLayout, assignments: list[str], log: Any,
+                  computed: Sequence[Audit] | None = None) -> list[Audit]:
+    """Write the audit's report files and say in one line what there is to review.
+
+    Scores are not changed.  ``computed`` holds the audits if already made
+    (:func:`start_copy_audit`).
+    """
+    audits = list(computed) if computed is not None else _audit_all(layout, assignments)
+    try:
+        _, html_path = write_copy_report(layout.autograded, audits)
+        where: str | Path = html_path
+        try:
+            where = html_path.relative_to(layout.root)
+        except ValueError:
+            pass
+    except OSError as error:
+        where = f"report not written: {error}"
+    if log is not None:
+        log(summary_line(audits, where))
+    return audits
