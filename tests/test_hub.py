@@ -1106,3 +1106,22 @@ def test_the_nginx_site_carries_websockets_over_tls(tmp_path, edit):
     else:
         with pytest.raises((HTTPClientError, WebSocketError)):
             asyncio.run(talk())
+
+
+def test_the_guide_runs_only_commands_that_exist():
+    """Every ``python -m course.hub ...`` of the JupyterHub guide parses with its options."""
+    import shlex
+
+    from course.hub import build_parser
+
+    text = (REPO / "docs" / "instructor" / "jupyterhub.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(.*?)```", text, re.DOTALL)
+    lines = [line.split("#", 1)[0] for line in "\n".join(blocks).replace("\\\n", " ").splitlines()]
+    found = 0
+    for line in lines:
+        words = shlex.split(line.split(">", 1)[0])
+        if "course.hub" in words:
+            args = words[words.index("course.hub") + 1:]
+            build_parser().parse_args(args)     # an unknown option or command exits (SystemExit)
+            found += 1
+    assert found >= 4, found

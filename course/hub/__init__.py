@@ -268,8 +268,8 @@ def sandbox_works_for(user: str) -> tuple[bool, str]:
     return done.returncode == 0, done.stderr.strip()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m course.hub setup|config|nginx|systemd ...``: see :func:`setup_class`, :mod:`.proxy`."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m course.hub`` (``setup``, ``config``, ``nginx``, ``systemd``)."""
     parser = argparse.ArgumentParser(prog="python -m course.hub",
                                      description="Prepare a machine for the course on JupyterHub.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -301,7 +301,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     s = sub.add_parser("systemd", help="print a systemd unit for the hub")
     s.add_argument("--memory-max", default="90%",
                    help="memory for the hub and all servers together (systemd MemoryMax)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m course.hub setup|config|nginx|systemd ...``: see :func:`setup_class`, :mod:`.proxy`."""
+    args = build_parser().parse_args(argv)
     if args.command == "config":
         print(HUB_CONFIG)
         return 0
