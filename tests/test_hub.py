@@ -966,6 +966,9 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
 
 # --- the hub's configuration, without a hub (no root needed) -------------------------------------
 
+# course.hub manages Unix accounts (pwd): these tests run wherever that module exists.
+unix_only = pytest.mark.skipif(sys.platform == "win32", reason="course.hub needs Unix accounts (no pwd on Windows)")
+
 def _hub_config(monkeypatch, config_dir: Path):
     """``jupyterhub_config.py`` as JupyterHub loads it, for the class in ``config_dir``."""
     from traitlets.config.loader import PyFileConfigLoader
@@ -988,6 +991,7 @@ def _class(tmp_path: Path, ids: list[str], instructor: str = "zzinstructor") -> 
     return roster
 
 
+@unix_only
 def test_the_roster_decides_who_may_log_in(tmp_path, monkeypatch):
     """A student taken off the roster is out at the next start, although the hub's database
     still knows them: JupyterHub's default (``allow_existing_users``) would let them back in."""
@@ -1024,6 +1028,7 @@ def test_the_roster_decides_who_may_log_in(tmp_path, monkeypatch):
     assert lax.check_allowed("zzalan", None)
 
 
+@unix_only
 @pytest.mark.parametrize("ids, why", [
     (["zzada", "root"], "system account"),
     (["zzada", "Ada"], "cannot be a hub account"),
@@ -1037,6 +1042,7 @@ def test_the_hub_refuses_a_roster_it_cannot_use(tmp_path, monkeypatch, ids, why)
         _hub_config(monkeypatch, tmp_path / "etc")
 
 
+@unix_only
 def test_the_old_environment_variables_are_refused(tmp_path, monkeypatch):
     _class(tmp_path, ["zzada"])
     monkeypatch.setenv("COURSE_HUB_STUDENTS", "zzada zzgrace")
@@ -1054,6 +1060,7 @@ def _without_websocket_headers(site: str) -> str:
                      if not re.search(r"proxy_set_header (Upgrade|Connection)", line))
 
 
+@unix_only
 @pytest.mark.parametrize("edit", [None, _without_websocket_headers], ids=["shipped", "no-upgrade-headers"])
 def test_the_nginx_site_carries_websockets_over_tls(tmp_path, edit):
     """The shipped nginx site, in front of a websocket server (no hub, no root): TLS with the
@@ -1108,6 +1115,7 @@ def test_the_nginx_site_carries_websockets_over_tls(tmp_path, edit):
             asyncio.run(talk())
 
 
+@unix_only
 def test_the_guide_runs_only_commands_that_exist():
     """Every ``python -m course.hub ...`` of the JupyterHub guide parses with its options."""
     import shlex
@@ -1125,3 +1133,19 @@ def test_the_guide_runs_only_commands_that_exist():
             build_parser().parse_args(args)     # an unknown option or command exits (SystemExit)
             found += 1
     assert found >= 4, found
+
+
+@unix_only
+@pytest.mark.parametrize("text, why", [("id,first_name\n", "no students"),
+                                       ("id\nzzada\ndaemon\n", "system account")])
+def test_setup_refuses_a_roster_before_writing_anything(tmp_path, text, why):
+    """An empty roster would have the hub delete every student at its next start; a system account
+    must never become a student.  Nothing is created or written when setup refuses."""
+    from course.hub import setup_class
+    from course.hub.classlist import HubRosterError
+
+    (tmp_path / "roster.csv").write_text(text, encoding="utf-8")
+    with pytest.raises(HubRosterError, match=why):
+        setup_class("root", roster=tmp_path / "roster.csv", config_dir=tmp_path / "etc",
+                    exchange=tmp_path / "exchange", course_dir=tmp_path / "course")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["roster.csv"]

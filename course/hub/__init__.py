@@ -195,6 +195,9 @@ def setup_class(instructor: str, *, exchange: str | os.PathLike = "/srv/nbgrader
     repo = Path(source) if source else _repository()
     class_roster = read_roster(roster) if roster is not None else None
     ids = class_ids(class_roster, instructor) if class_roster is not None else []
+    if class_roster is not None and not ids:
+        # at its next start the hub would delete every student from its database
+        raise HubRosterError(f"{class_roster.path}: no students (an id column with one line per student)")
 
     # 1. The exchange: everyone writes, nobody removes another's files.
     exchange.mkdir(parents=True, exist_ok=True)
