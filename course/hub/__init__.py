@@ -1,8 +1,11 @@
 """The course on a JupyterHub: one class, one instructor, many students.
 
-``python -m course.hub setup --instructor NAME`` (as root, on the hub's machine) prepares
-what nbgrader's "one class, one grader" setup needs, and :file:`jupyterhub_config.py` beside
-this file runs the hub.  ``course/hub/README.md`` explains both, and the path to Kubernetes.
+``python -m course.hub setup --instructor NAME --roster roster.csv`` (as root, on the hub's
+machine) prepares what nbgrader's "one class, one grader" setup needs and the students'
+accounts (:mod:`.classlist`), and :file:`jupyterhub_config.py` beside this file runs the hub
+behind nginx (:mod:`.proxy`: ``python -m course.hub nginx``, ``python -m course.hub systemd``).
+``docs/instructor/jupyterhub.md`` is the guide, ``course/hub/README.md`` the details and the
+path to Kubernetes.
 
 What :func:`setup_class` writes (the defaults in brackets):
 
@@ -22,6 +25,10 @@ the exchange [/srv/nbgrader/exchange]       a folder everyone may write to, mode
 ``~INSTRUCTOR/.jupyter/nbgrader_config.py``  points the formgrader at the course directory
 ``~INSTRUCTOR/.local/share/course-grading/``  the course's ``nbgrader_config.py`` approved for
                                             grading (``make approve-config`` after a change)
+``CONFIG_DIR/course-hub/`` (with a roster)    the hub's copy of the roster (mode 600) and
+                                            ``hub.json`` (instructor, public URL, idle
+                                            timeout), read by the hub at every start; the
+                                            roster is also copied to the course directory
 ==========================================  ====================================================
 
 The hub's spawner sets ``JUPYTER_CONFIG_PATH`` to the user's role folder followed by
@@ -42,7 +49,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-__all__ = ["HERE", "HUB_CONFIG", "COURSE_ID", "ClassLayout", "setup_class", "main",
+from ..grading.intake.roster import ROSTER_FILE, RosterError, read_roster
+from .classlist import (DEFAULT_IDLE_TIMEOUT, Accounts, HubRosterError, class_ids, ensure_accounts,
+                        write_hub_settings)
+from .proxy import HUB_LISTEN, nginx_site, systemd_unit
+
+__all__ = ["HERE", "HUB_CONFIG", "COURSE_ID", "ClassLayout", "setup_class", "main", "nginx_site",
+           "systemd_unit", "HUB_LISTEN",
            "STUDENT_SERVER_EXTENSIONS_OFF", "STUDENT_LAB_PLUGINS_OFF", "INSTRUCTOR_CSP"]
 
 HERE = Path(__file__).resolve().parent
@@ -78,6 +91,8 @@ class ClassLayout:
     config_dir: Path
     course_dir: Path
     instructor: str
+    students: tuple[str, ...] = ()
+    accounts: Accounts | None = None
 
     def role_config_path(self, role: str) -> str:
         """``JUPYTER_CONFIG_PATH`` for ``role`` (``student`` or ``instructor``)."""
@@ -156,18 +171,33 @@ def instructor_server_config() -> str:
 def setup_class(instructor: str, *, exchange: str | os.PathLike = "/srv/nbgrader/exchange",
                 config_dir: str | os.PathLike = "/etc/jupyter", course_dir: str | os.PathLike | None = None,
                 source: str | os.PathLike | None = None, course_id: str = COURSE_ID,
-                force: bool = False) -> ClassLayout:
+                force: bool = False, roster: str | os.PathLike | None = None,
+                home_base: str | os.PathLike | None = None, passwords: str | os.PathLike | None = None,
+                public_url: str = "", idle_timeout: int = DEFAULT_IDLE_TIMEOUT) -> ClassLayout:
     """Prepare this machine for a class (run as root; the instructor's account must exist).
 
     ``course_dir`` defaults to ``~INSTRUCTOR/game-tree-search``; ``source`` is the course's
     repository (default: the checkout this package is installed from).  An existing course
     directory is kept (its gradebook and submissions are the class's) unless ``force``; its
     ``nbgrader_config.py`` is brought up to date either way.
+
+    With ``roster`` (the course's ``roster.csv``, :mod:`course.grading.intake.roster`), the
+    students' missing Unix accounts are created (:func:`.classlist.ensure_accounts`, under
+    ``home_base``, with random passwords listed in ``passwords`` if given), the roster becomes
+    the course directory's ``roster.csv`` (the grading tools' list of students) and the hub's
+    copy in ``CONFIG_DIR/course-hub/`` with ``hub.json`` (the instructor, ``public_url``, the
+    idle servers' ``idle_timeout``), which ``jupyterhub_config.py`` reads at every start.
+    The roster is checked before anything is written.
     """
     account = pwd.getpwnam(instructor)
     exchange, config_dir = Path(exchange), Path(config_dir)
     course = Path(course_dir) if course_dir else Path(account.pw_dir) / course_id
     repo = Path(source) if source else _repository()
+    class_roster = read_roster(roster) if roster is not None else None
+    ids = class_ids(class_roster, instructor) if class_roster is not None else []
+    if class_roster is not None and not ids:
+        # at its next start the hub would delete every student from its database
+        raise HubRosterError(f"{class_roster.path}: no students (an id column with one line per student)")
 
     # 1. The exchange: everyone writes, nobody removes another's files.
     exchange.mkdir(parents=True, exist_ok=True)
@@ -196,6 +226,14 @@ def setup_class(instructor: str, *, exchange: str | os.PathLike = "/srv/nbgrader
              f"c.Exchange.root = {str(exchange)!r}\n"
              f"c.CourseDirectory.course_id = {course_id!r}\n")
     _write(course / "nbgrader_config.py", text)
+    accounts = None
+    if class_roster is not None:
+        target = course / ROSTER_FILE
+        if not (target.exists() and os.path.samefile(target, class_roster.path)):
+            shutil.copyfile(class_roster.path, target)
+        accounts = ensure_accounts(ids, home_base=home_base, passwords=passwords)
+        write_hub_settings(config_dir, instructor, class_roster, public_url=public_url,
+                           idle_timeout=idle_timeout)
     _write(Path(account.pw_dir) / ".jupyter" / "nbgrader_config.py",
            '"""The formgrader\'s course (written by python -m course.hub setup)."""\n'
            "c = get_config()  # noqa: F821\n"
@@ -217,7 +255,7 @@ def setup_class(instructor: str, *, exchange: str | os.PathLike = "/srv/nbgrader
     _chown_tree(folder, account.pw_uid, account.pw_gid)
     os.chmod(course, 0o700)
     return ClassLayout(exchange=exchange, config_dir=config_dir, course_dir=course,
-                       instructor=instructor)
+                       instructor=instructor, students=tuple(ids), accounts=accounts)
 
 
 def sandbox_works_for(user: str) -> tuple[bool, str]:
@@ -233,36 +271,82 @@ def sandbox_works_for(user: str) -> tuple[bool, str]:
     return done.returncode == 0, done.stderr.strip()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m course.hub setup ...``: see :func:`setup_class`."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m course.hub`` (``setup``, ``config``, ``nginx``, ``systemd``)."""
     parser = argparse.ArgumentParser(prog="python -m course.hub",
                                      description="Prepare a machine for the course on JupyterHub.")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("setup", help="exchange, shared configuration, the instructor's course")
+    p = sub.add_parser("setup", help="exchange, shared configuration, the instructor's course, "
+                                     "the students' accounts from the roster")
     p.add_argument("--instructor", required=True, help="the instructor's Unix account")
+    p.add_argument("--roster", default=None,
+                   help="the class's roster.csv (id column: the students' accounts); run setup "
+                        "again after changing it, then restart the hub")
+    p.add_argument("--passwords", default=None, metavar="FILE",
+                   help="give each new account a random password, listed in FILE (mode 600)")
+    p.add_argument("--home-base", default=None, help="where new accounts' homes go (default /home)")
+    p.add_argument("--public-url", default="",
+                   help="the hub's address as browsers see it, e.g. https://hub.example.org/ "
+                        "(behind a TLS proxy: secure cookies whatever the proxy's headers)")
+    p.add_argument("--idle-timeout", type=int, default=DEFAULT_IDLE_TIMEOUT, metavar="SECONDS",
+                   help=f"stop servers idle this long (default {DEFAULT_IDLE_TIMEOUT})")
     p.add_argument("--exchange", default="/srv/nbgrader/exchange")
     p.add_argument("--config-dir", default="/etc/jupyter")
     p.add_argument("--course-dir", default=None, help="default: ~INSTRUCTOR/game-tree-search")
     p.add_argument("--source", default=None, help="the course's repository (default: this checkout)")
     p.add_argument("--force", action="store_true", help="replace an existing course directory")
     sub.add_parser("config", help="print the path of jupyterhub_config.py")
-    args = parser.parse_args(argv)
+    n = sub.add_parser("nginx", help="print an nginx site: TLS, forwarding to the hub")
+    n.add_argument("--server-name", required=True, help="the hub's host name, e.g. hub.example.org")
+    n.add_argument("--certificate", required=True, help="the certificate chain (PEM)")
+    n.add_argument("--key", required=True, help="its private key (PEM)")
+    n.add_argument("--upstream", default=HUB_LISTEN, help=f"the hub's proxy (default {HUB_LISTEN})")
+    s = sub.add_parser("systemd", help="print a systemd unit for the hub")
+    s.add_argument("--memory-max", default="90%",
+                   help="memory for the hub and all servers together (systemd MemoryMax)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m course.hub setup|config|nginx|systemd ...``: see :func:`setup_class`, :mod:`.proxy`."""
+    args = build_parser().parse_args(argv)
     if args.command == "config":
         print(HUB_CONFIG)
         return 0
+    if args.command == "nginx":
+        print(nginx_site(args.server_name, args.certificate, args.key, upstream=args.upstream), end="")
+        return 0
+    if args.command == "systemd":
+        print(systemd_unit(HUB_CONFIG, memory_max=args.memory_max), end="")
+        return 0
     if os.geteuid() != 0:
         print("python -m course.hub setup: run as root (it writes the exchange and "
-              "/etc/jupyter and gives the course to the instructor)", file=sys.stderr)
+              "/etc/jupyter, creates accounts and gives the course to the instructor)", file=sys.stderr)
         return 2
     try:
         layout = setup_class(args.instructor, exchange=args.exchange, config_dir=args.config_dir,
-                             course_dir=args.course_dir, source=args.source, force=args.force)
+                             course_dir=args.course_dir, source=args.source, force=args.force,
+                             roster=args.roster, home_base=args.home_base, passwords=args.passwords,
+                             public_url=args.public_url, idle_timeout=args.idle_timeout)
     except KeyError:
         print(f"python -m course.hub setup: no Unix account {args.instructor!r}", file=sys.stderr)
+        return 2
+    except (RosterError, HubRosterError) as exc:
+        print(f"python -m course.hub setup: {exc}", file=sys.stderr)
         return 2
     print(f"exchange      {layout.exchange} (mode 1777)")
     print(f"configuration {layout.config_dir}")
     print(f"course        {layout.course_dir} (owned by {layout.instructor})")
+    if layout.accounts is not None:
+        print(f"students      {len(layout.students)} on the roster: {len(layout.accounts.created)} "
+              f"accounts created ({' '.join(layout.accounts.created) or '-'}), "
+              f"{len(layout.accounts.existing)} existed")
+        if layout.accounts.passwords is not None:
+            print(f"passwords     of the new accounts in {layout.accounts.passwords} (mode 600)")
+        print(f"hub settings  {layout.config_dir / 'course-hub' / 'hub.json'} "
+              "(restart the hub to apply a changed roster)")
+    else:
+        print("students      none: pass --roster roster.csv (the hub reads the class from it)")
     ok, why = sandbox_works_for(args.instructor)
     print("sandbox       " + ("bubblewrap works for the instructor" if ok else
                               f"NOT WORKING for the instructor: {why}; autograding will refuse"))
