@@ -11,6 +11,7 @@
 // "Restyling in place" below).  Viz.js comes with the widget state (see "Viz.js" below) and is
 // shared by every TreeView of the page.
 
+const CSS_ESCAPE = (id) => (globalThis.CSS && CSS.escape ? CSS.escape(id) : id.replace(/[^\w-]/g, "\\$&"));
 const MAX_ZOOM = 4;
 const MIN_ZOOM = 0.05;
 const FIT_MAX = 1.5;          // a small tree is enlarged at most this much by "fit"
@@ -104,6 +105,17 @@ const CSS = `
   clip: rect(0 0 0 0); white-space: nowrap; }
 .course-tree-view details.ctv-text summary { cursor: pointer; color: var(--jp-ui-font-color1, #222); }
 .course-tree-view details.ctv-text ul { margin: 2px 0; padding-left: 1.4em; }
+.course-tree-view details.ctv-text ul.ctv-tree { list-style: none; padding-left: 0.2em; }
+.course-tree-view details.ctv-text ul[role=group] { list-style: none; padding-left: 1.2em; }
+.course-tree-view [role=treeitem] { border-radius: 3px; }
+.course-tree-view [role=treeitem] > .ctv-line::before { content: "• "; color: var(--jp-ui-font-color2, #555); }
+.course-tree-view [role=treeitem][aria-expanded=true] > .ctv-line::before { content: "▾ "; }
+.course-tree-view [role=treeitem][aria-expanded=false] > .ctv-line::before { content: "▸ "; }
+.course-tree-view [role=treeitem][aria-expanded=false] > [role=group] { display: none; }
+.course-tree-view [role=treeitem]:focus { outline: none; }
+.course-tree-view [role=treeitem]:focus > .ctv-line { outline: 3px solid #0072B2; outline-offset: 1px; }
+.course-tree-view.ctv-dark [role=treeitem]:focus > .ctv-line { outline-color: #56B4E9; }
+.course-tree-view .ctv-tree-hint { margin: 2px 0; color: var(--jp-ui-font-color2, #555); font-size: 12px; }
 .course-tree-view .ctv-legend summary { cursor: pointer; color: var(--jp-ui-font-color2, #555); }
 .course-tree-view .ctv-items { display: flex; flex-wrap: wrap; gap: 4px 16px; margin-top: 4px; }
 .course-tree-view .ctv-item { display: inline-flex; align-items: center; gap: 5px; }
@@ -601,6 +613,157 @@ function render({ model, el }) {
   if (model.get("announce") !== false) root.append(live);
   el.appendChild(root);
   let lastAlt = null;
+  // "The tree in text": the WAI-ARIA tree view pattern (role tree / treeitem / group, one Tab
+  // stop, arrows move node by node).  The node in focus is ringed in the picture and kept in
+  // view; Enter does what a click on the node does.
+  let items = [];             // the treeitems, in document (depth-first) order
+  let current = null;         // the treeitem that has the roving tabindex
+  function visible(item) {
+    for (let p = item.parentElement; p && p !== text; p = p.parentElement) {
+      if (p.getAttribute("role") === "treeitem" && p.getAttribute("aria-expanded") === "false") return false;
+    }
+    return true;
+  }
+  function childGroup(item) {
+    return item.querySelector(":scope > [role=group]");
+  }
+  function parentItem(item) {
+    const group = item.parentElement;
+    return group && group.getAttribute("role") === "group" ? group.parentElement : null;
+  }
+  function setCurrent(item, focusIt) {
+    if (!item) return;
+    if (current && current !== item) current.tabIndex = -1;
+    current = item;
+    item.tabIndex = 0;
+    if (focusIt) {
+      item.focus();
+      ring(item.dataset.node);
+    }
+  }
+  function buildTree(rows) {
+    const keep = current && current.dataset.node;
+    const hadFocus = current && current === document.activeElement;
+    const tree = document.createElement("ul");
+    tree.setAttribute("role", "tree");
+    tree.setAttribute("aria-label", "The tree in text, node by node");
+    tree.setAttribute("data-lm-suppress-shortcuts", "true");
+    tree.className = "ctv-tree";
+    const groups = [tree];
+    let last = null;
+    items = [];
+    rows.forEach((row, index) => {
+      const [depth, line, node] = row;
+      while (groups.length - 1 < depth && last) {
+        const group = document.createElement("ul");
+        group.setAttribute("role", "group");
+        last.appendChild(group);
+        last.setAttribute("aria-expanded", "true");
+        groups.push(group);
+      }
+      while (groups.length - 1 > depth) groups.pop();
+      const item = document.createElement("li");
+      item.setAttribute("role", "treeitem");
+      item.setAttribute("aria-level", String(groups.length));
+      item.setAttribute("aria-label", line);
+      item.tabIndex = -1;
+      item.dataset.node = node || "";
+      item.dataset.index = String(index);
+      const label = document.createElement("span");
+      label.className = "ctv-line";
+      label.textContent = line;
+      label.setAttribute("aria-hidden", "true");
+      item.appendChild(label);
+      groups[groups.length - 1].appendChild(item);
+      items.push(item);
+      last = item;
+    });
+    for (const group of [tree, ...tree.querySelectorAll("[role=group]")]) {
+      const members = Array.from(group.children);
+      members.forEach((m, i) => {
+        m.setAttribute("aria-posinset", String(i + 1));
+        m.setAttribute("aria-setsize", String(members.length));
+      });
+    }
+    current = null;
+    const again = keep && items.find((i) => i.dataset.node === keep);
+    setCurrent(again || items[0], false);
+    if (hadFocus && current) {
+      current.focus();
+      ring(current.dataset.node);
+    }
+    return tree;
+  }
+  function onTreeKey(event) {
+    const item = event.target.closest && event.target.closest("[role=treeitem]");
+    if (!item || event.altKey || event.ctrlKey || event.metaKey) return;
+    const shown = items.filter(visible);
+    const at = shown.indexOf(item);
+    const group = childGroup(item);
+    const open = item.getAttribute("aria-expanded") === "true";
+    let next = null;
+    switch (event.key) {
+      case "ArrowDown": next = shown[at + 1]; break;
+      case "ArrowUp": next = shown[at - 1]; break;
+      case "Home": next = shown[0]; break;
+      case "End": next = shown[shown.length - 1]; break;
+      case "ArrowRight":
+        if (group && !open) { item.setAttribute("aria-expanded", "true"); }
+        else if (group) { next = group.querySelector("[role=treeitem]"); }
+        break;
+      case "ArrowLeft":
+        if (group && open) { item.setAttribute("aria-expanded", "false"); }
+        else { next = parentItem(item); }
+        break;
+      case "Enter":
+      case " ":
+        if (item.dataset.node && /^n(_\d+)*$/.test(item.dataset.node)) {
+          model.send({ type: "node-click", id: item.dataset.node });
+          if (model.get("click_zoom") !== false && svg) focus(item.dataset.node);
+          ring(item.dataset.node);
+        }
+        break;
+      default:
+        return;                 // every other key is the notebook's
+    }
+    event.preventDefault();
+    event.stopPropagation();    // the notebook never moves its cell selection on these keys
+    if (next) setCurrent(next, true);
+  }
+  // The ring around the node in focus: drawn over the picture, 3 px, #0072B2 (5.1:1 on white).
+  let ringed = null;
+  function ring(node) {
+    if (!svg) return;
+    const old = svg.querySelector(".ctv-ring");
+    if (old) old.remove();
+    ringed = node || null;
+    const g = node && svg.querySelector(`g.node#${CSS_ESCAPE(node)}`);
+    if (!g) return;
+    const box = g.getBBox();
+    const graph = svg.querySelector("g.graph") || svg;
+    const r = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+    r.setAttribute("class", "ctv-ring");
+    r.setAttribute("x", String(box.x - 4));
+    r.setAttribute("y", String(box.y - 4));
+    r.setAttribute("width", String(box.width + 8));
+    r.setAttribute("height", String(box.height + 8));
+    r.setAttribute("rx", "4");
+    r.setAttribute("fill", "none");
+    r.setAttribute("stroke", "#0072B2");
+    r.setAttribute("stroke-width", "3");
+    r.setAttribute("aria-hidden", "true");
+    graph.appendChild(r);
+    // keep it in view: pan (never zoom) so the node is inside the port
+    const b = boxOf([g]);
+    const w = portWidth(), h = portH;
+    const left = x + b.left * k, right = x + b.right * k, top = y + b.top * k, bottom = y + b.bottom * k;
+    if (left < PAD || right > w - PAD || top < PAD || bottom > h - PAD) {
+      x = w / 2 - ((b.left + b.right) / 2) * k;
+      y = h / 2 - ((b.top + b.bottom) / 2) * k;
+      mode = "kept";
+      apply();
+    }
+  }
   function onWords() {
     const alt = model.get("alt") || (model.get("dot") ? "Picture of a tree." : "No picture.");
     port.setAttribute("aria-label", alt);
@@ -610,22 +773,24 @@ function render({ model, el }) {
     text.hidden = rows.length === 0;
     const summary = document.createElement("summary");
     summary.textContent = "The tree in text";
-    const top = document.createElement("ul");
-    const lists = [top];
-    let last = null;
-    for (const [depth, line] of rows) {
-      while (lists.length - 1 < depth && last) {
-        const ul = document.createElement("ul");
-        last.appendChild(ul);
-        lists.push(ul);
-      }
-      while (lists.length - 1 > depth) lists.pop();
-      last = document.createElement("li");
-      last.textContent = line;
-      lists[lists.length - 1].appendChild(last);
-    }
-    text.replaceChildren(summary, top);
+    const hint = document.createElement("p");
+    hint.className = "ctv-tree-hint";
+    hint.textContent = "Tab into the list, then ↑ ↓ to move, → ← to open, close or go to a child or the parent, "
+      + "Home/End, Enter for " + (model.get("click_zoom") === false ? "answering for the node." : "its subtree in the picture.");
+    text.replaceChildren(summary, hint, buildTree(rows));
   }
+  text.addEventListener("keydown", onTreeKey);
+  text.addEventListener("focusin", (event) => {
+    const item = event.target.closest && event.target.closest("[role=treeitem]");
+    if (item) { setCurrent(item, false); ring(item.dataset.node); }
+  });
+  text.addEventListener("focusout", (event) => {
+    if (!text.contains(event.relatedTarget) && svg) {
+      const old = svg.querySelector(".ctv-ring");
+      if (old) old.remove();
+      ringed = null;
+    }
+  });
   model.on("change:alt", onWords);
   model.on("change:outline", onWords);
 
@@ -642,7 +807,8 @@ function render({ model, el }) {
 
   const zoomText = document.createElement("span");
   zoomText.className = "ctv-zoom";
-  button("fit", "show the whole picture", () => { mode = "fit"; frame(); });
+  button("fit", "show the whole picture, or as much as stays readable (then pan for the rest)",
+         () => { mode = "fit"; frame(); });
   button("readable", "zoom so that every label is at least the readable size, root in view",
          () => { mode = "readable"; frame(); });
   button("−", "zoom out", () => zoomBy(1 / 1.25));
@@ -677,7 +843,11 @@ function render({ model, el }) {
   function fitZoom() {
     return Math.min((portWidth() - 2 * PAD) / width, (maxHeight() - 2 * PAD) / height, FIT_MAX);
   }
+  // Fit: the whole picture -- unless that would shrink a label below min_label_px: then the
+  // readable zoom, root in view, and the rest is reached by panning (drag, arrow keys), never
+  // text too small to read.  "−" still zooms out on request.
   function fit() {
+    if (fitZoom() < readableZoom()) { readable(); return; }
     k = fitZoom();
     setHeight(height * k + 2 * PAD);
     x = (portWidth() - width * k) / 2;
@@ -700,9 +870,10 @@ function render({ model, el }) {
     y = height * k <= portH ? (portH - height * k) / 2 : PAD;
     apply();
   }
-  // The initial view: fit if every label stays readable there, else readable.
+  // The initial view: fit (which is the readable zoom, root in view, when fitting would shrink
+  // the labels too much).
   function initialView() {
-    if (fitZoom() >= readableZoom()) fit(); else readable();
+    fit();
   }
   // Frame the picture as the reader last chose (see `mode`).
   function frame() {
@@ -856,6 +1027,7 @@ function render({ model, el }) {
     [width, height] = svgSize(svg);
     if (first && mode === "kept") mode = "auto";
     frame();
+    if (ringed && text.contains(document.activeElement)) ring(ringed);   // the ring was on the old SVG
     shown = next;
     shownKey = next && layoutKey(next);
     try {

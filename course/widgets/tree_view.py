@@ -89,6 +89,23 @@ def viz_module() -> VizModule:
     return _SHARED
 
 
+def outline_rows(picture: TreePicture) -> list[list]:
+    """``[depth, description, node id]`` of each drawn node of ``picture``, depth first.
+
+    The ids are the keys of :attr:`TreePicture.nodes`, which lists the nodes in the order
+    of the outline; a picture whose two lists differ in length gets no ids ("").
+
+    Examples
+    --------
+    >>> from course.draw import draw_tree
+    >>> from course.examples import aima_figure_5_2
+    >>> outline_rows(draw_tree(aima_figure_5_2()))[:2]
+    [[0, 'unvisited: MAX node root (A)', 'n'], [1, 'unvisited: MIN node (0,) (B)', 'n_0']]
+    """
+    ids = list(picture.nodes) if len(picture.nodes) == len(picture.outline) else [""] * len(picture.outline)
+    return [[depth, text, node] for (depth, text), node in zip(picture.outline, ids)]
+
+
 class TreeView(anywidget.AnyWidget):
     """A pan/zoom picture of a tree, laid out in the browser from DOT.
 
@@ -137,8 +154,12 @@ class TreeView(anywidget.AnyWidget):
         Whether a new :attr:`alt` is said through a live region (a widget that announces its
         own results, a drill or a game, turns it off so a screen reader hears one message).
     outline : list
-        ``[depth, description]`` of every drawn node (:attr:`TreePicture.outline`), shown as the
-        nested list under "The tree in text".
+        ``[depth, description, node id]`` of every drawn node (:attr:`TreePicture.outline`,
+        the ids of :attr:`TreePicture.nodes`), shown under "The tree in text" as a tree a
+        keyboard walks node by node (the WAI-ARIA *tree view* pattern: Up/Down, Right/Left to
+        open and close or go to the first child and the parent, Home/End, Enter to zoom to the
+        node's subtree -- or, where a click answers, to answer for it); the node in focus is
+        ringed in the picture.
     """
 
     _esm = _HERE / "tree_view.js"
@@ -180,7 +201,7 @@ class TreeView(anywidget.AnyWidget):
         elif isinstance(picture, TreePicture):
             self.nodes = dict(picture.nodes)
             with self.hold_sync():
-                self.alt, self.outline = picture.summary, [list(row) for row in picture.outline]
+                self.alt, self.outline = picture.summary, outline_rows(picture)
                 self.dot = picture.source
         elif isinstance(picture, str):
             self.nodes, self.alt, self.outline, self.dot = {}, "Picture of a graph.", [], picture

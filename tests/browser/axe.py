@@ -147,3 +147,32 @@ def describe_violations(violations: Sequence[dict], *, limit: int = 5) -> str:
             if summary:
                 lines.append(f"      {summary[:300]}")
     return "\n".join(lines)
+
+
+def _rgb(colour: str) -> tuple[float, float, float]:
+    """``rgb(r, g, b)`` / ``rgba(r, g, b, a)`` (as getComputedStyle gives them) or ``#rrggbb``."""
+    import re
+
+    colour = colour.strip()
+    if colour.startswith("#"):
+        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))  # type: ignore[return-value]
+    numbers = [float(n) for n in re.findall(r"[\d.]+", colour)[:3]]
+    return numbers[0], numbers[1], numbers[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """The WCAG 2.1 contrast ratio of two CSS colours (opaque; alpha is ignored).
+
+    >>> round(contrast("#0072B2", "#ffffff"), 1)
+    5.1
+    """
+    def luminance(colour: str) -> float:
+        channels = []
+        for c in _rgb(colour):
+            c = c / 255
+            channels.append(c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
+        r, g, b_ = channels
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b_
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
