@@ -164,7 +164,7 @@ def contrast(a: str, b: str) -> float:
     """The WCAG 2.1 contrast ratio of two CSS colours (opaque; alpha is ignored).
 
     >>> round(contrast("#0072B2", "#ffffff"), 1)
-    5.1
+    5.2
     """
     def luminance(colour: str) -> float:
         channels = []
