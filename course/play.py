@@ -50,8 +50,7 @@ from .game import Game, GameView, Player
 from .search import ALGORITHMS, alphabeta, star1
 from .search.result import SearchResult, Trace, TraceEvent
 
-__all__ = ["SearchPlayer", "MachineMove", "Match", "play_values", "show_value", "play",
-           "play_tictactoe", "play_pig"]
+__all__ = ["SearchPlayer", "MachineMove", "Match", "play_values", "show_value"]
 
 #: Seconds a search may take for one move before it is stopped.
 DEFAULT_TIME_LIMIT = 10.0
@@ -639,43 +638,3 @@ class Match:
                 break
         self.log.append(f"Die: {self.game.describe_move(self.state, pick)}.")
         self.state = self.game.result(self.state, pick)
-
-
-# =============================================================================================
-# the widgets' entry points
-# =============================================================================================
-def play(game: Game, search: Any = "alphabeta", *, human: Any = Player.MAX, seed: int | None = None,
-         depth: int | None = None, epsilon: Any = None, evaluate: Callable | None = None,
-         time_limit: float = DEFAULT_TIME_LIMIT, draw_depth: int | None = None) -> Any:
-    """Play ``game`` against ``search`` in a notebook (a :class:`~course.widgets.play.PlayWidget`).
-
-    Parameters are those of :class:`Match` and :class:`SearchPlayer`; ``draw_depth`` is how many
-    levels of the machine's search are drawn (default 2 for tic-tac-toe, 3 otherwise).
-    """
-    from .widgets.play import PlayWidget
-
-    machine = SearchPlayer(search, depth=depth, epsilon=epsilon, evaluate=evaluate,
-                           time_limit=time_limit)
-    return PlayWidget(Match(game, machine, human=human, seed=seed), depth=draw_depth)
-
-
-def play_tictactoe(search: Any = "alphabeta", *, human: str = "X", **options: Any) -> Any:
-    """Tic-tac-toe against ``search`` (the course's by name, or your function).
-
-    Examples
-    --------
-    ``play_tictactoe()`` plays against the course's alpha-beta; ``play_tictactoe(alphabeta_decision,
-    human="O")`` against the function you wrote in assignment 2, which then moves first.
-    """
-    from .games.tictactoe import TicTacToe
-
-    return play(TicTacToe(), search, human=human, **options)
-
-
-def play_pig(search: Any = "star1", *, target: int = 6, faces: int = 4, turn_limit: int = 4,
-             human: str = "MAX", **options: Any) -> Any:
-    """Pig (a dice game, :class:`course.games.Pig`) against ``search``; Star1 by default."""
-    from .games.pig import Pig
-
-    return play(Pig(target=target, faces=faces, turn_limit=turn_limit), search, human=human,
-                **options)

@@ -135,12 +135,37 @@ def test_notebook_display_falls_back_to_the_browser_without_an_engine(monkeypatc
     monkeypatch.setattr(tree_view, "TreeView", Recorded)
     fresh = draw_tree(game, result)
     assert fresh._repr_svg_() is None
-    bundle = fresh._repr_mimebundle_()
-    bundle = bundle[0] if isinstance(bundle, tuple) else bundle     # (data, metadata) or data
+    alone = fresh._repr_mimebundle_()            # the drawing layer alone: its text, and why
+    assert "image/svg+xml" not in alone and not made
+    assert "not drawn here" in alone["text/html"] and alone["text/plain"] == fresh.describe()
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    import course
+
+    shell = InteractiveShell.instance()        # a kernel's shell: `import course` wires display
+    try:
+        course._register_display()
+        bundle, _ = shell.display_formatter.format(fresh)
+    finally:
+        InteractiveShell.clear_instance()
     assert "image/svg+xml" not in bundle
     view, = made                                         # the browser widget, given the same DOT
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == view.model_id
     assert view.dot == fresh.source and view.nodes == dict(fresh.nodes)
+
+
+def test_the_drawing_layer_never_imports_the_widget_layer():
+    """Data flows one way: course.draw knows nothing of course.widgets (the package root wires
+    the browser display), and the models of drills and play know nothing of their widgets."""
+    import course
+
+    root = Path(course.__file__).parent
+    paths = [p for folder in ("draw", "drills", "search", "games") for p in (root / folder).rglob("*.py")]
+    paths += [root / name for name in ("play.py", "trees.py", "game.py", "plots.py")]
+    for path in paths:
+        code = re.sub(r'""".*?"""|#[^\n]*', "", path.read_text(encoding="utf-8"), flags=re.S)
+        assert "widgets" not in code, path
 
 
 def test_engine_failure_is_reported():

@@ -11,10 +11,11 @@ from __future__ import annotations
 import ipywidgets
 import pytest
 
-from course.drills import Progress, drill, make_drill
+from course.drills import Progress, make_drill
 from course.examples import aima_figure_5_2
 from course.games import Pig, TicTacToe
-from course.play import Match, play_pig, play_tictactoe
+from course.play import Match
+from course.widgets import drill, play_pig, play_tictactoe
 from course.widgets.drill import DrillWidget, _form_values
 from course.widgets.play import PlayWidget
 from course.widgets.player import Player
@@ -140,8 +141,10 @@ def test_drills_and_play_without_numeric_packages():
     from test_lite_imports import run_blocked
 
     run_blocked("""
-        from course.drills import make_drill, drill
-        from course.play import Match, play_tictactoe
+        from course.drills import make_drill
+        from course.widgets import drill
+        from course.play import Match
+        from course.widgets import play_tictactoe
         from course.games import TicTacToe
         d = make_drill("bab", level=5, seed=3)
         assert d.check(d.expected).correct

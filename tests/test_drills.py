@@ -258,7 +258,7 @@ def test_bab_explains_the_epsilon_test():
 
 
 def test_recipes_rebuild_the_drill():
-    from course.drills import drill  # noqa: F401 - the recipe's name
+    from course.widgets import drill  # noqa: F401 - the recipe's name
 
     for d in (make_drill("bab", tree=bab_figure3(), epsilon=Fraction(1, 2)),
               make_drill("star1", tree=chance_note_game(), node=(1,)),

@@ -221,7 +221,7 @@ def test_the_mistake_is_named_and_its_drill_set_up_on_the_tree(name, test, key, 
     match = re.search(r'drill\("(\w+)"', call)
     assert match and match.group(1) == drill, call
     namespace: dict = {"make_drill": make_drill}
-    exec(call.replace("from course.drills import drill; ", "")
+    exec(call.replace("from course.widgets import drill; ", "")
          .replace('drill("', '_ = make_drill("', 1), namespace)
     built = namespace["_"]
     assert built.focus is not None or built.kind == "star1"
@@ -261,7 +261,7 @@ def test_a_drill_call_rebuilds_the_failing_tree():
     case = Case("two MIN nodes", parse_tree({"tree": [[2, 7], [1, 5]], "bounds": [0, 9]}),
                 epsilon=Fraction(1, 2))
     call = drill_call("bab", case, focus=(1,))
-    assert call == ('from course.drills import drill; drill("bab", tree={"tree": {"max": [{"min": '
+    assert call == ('from course.widgets import drill; drill("bab", tree={"tree": {"max": [{"min": '
                     '[2, 7]}, {"min": [1, 5]}]}, "bounds": [0, 9]}, epsilon="1/2", focus=(1,))')
     d = eval(call.split("; ", 1)[1].replace("drill(", "make_drill("), {"make_drill": make_drill})
     assert d.epsilon == Fraction(1, 2) and d.focus == (1,)

@@ -25,8 +25,9 @@ class TreePicture:
 
     The picture is laid out when asked for (:meth:`svg`, :meth:`png`,
     :meth:`save`, or inline display in JupyterLab).  In JupyterLab it is SVG from
-    the server-side engine (:mod:`course.draw.engine`); without one, the same
-    DOT is laid out in the browser by :class:`course.widgets.TreeView`.  The
+    the server-side engine (:mod:`course.draw.engine`); without one (the browser
+    edition), the same DOT is laid out in the browser by :class:`course.widgets.TreeView`,
+    which the ``course`` package registers as the picture's display.  The
     object is immutable; each format is laid out at most once per object.
 
     Attributes
@@ -190,21 +191,39 @@ class TreePicture:
         except RenderError:
             return None
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict | tuple:
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         """How JupyterLab shows the picture: SVG laid out in the kernel by the server-side
-        engine, or, when none is installed, a :class:`course.widgets.TreeView` that lays the
-        same DOT out in the browser (Graphviz compiled to WebAssembly, shipped in the package).
+        engine, as a figure with its text alternative.
+
+        Without an engine (the JupyterLite edition) the picture is drawn in the browser by
+        :class:`course.widgets.TreeView`: the ``course`` package registers that display with
+        IPython when it is imported (the drawing layer never imports the widget layer).  Shown
+        anywhere else, it is its text alternative with the reason it is not drawn.
         """
         try:
             return {"text/html": self.html(), "image/svg+xml": self.svg(),
                     "text/plain": self.describe()}
-        except RenderError:
-            pass
-        # Display only, imported on use: the widget layer sits above the drawing layer.
-        from importlib import import_module
+        except RenderError as exc:
+            return {"text/html": self.text_html(f"This picture is not drawn here: {exc}"),
+                    "text/plain": self.describe()}
 
-        view = import_module("course.widgets.tree_view").TreeView(self)
-        return view._repr_mimebundle_(include=include, exclude=exclude)
+    def text_html(self, note: str = "") -> str:
+        """The text alternative alone, as HTML: the summary, an optional note, the outline.
+
+        Examples
+        --------
+        >>> html = TreePicture('digraph { a }', summary="One node.").text_html("no engine")
+        >>> html.startswith('<figure class="course-picture"><p>One node.</p><p>no engine</p>')
+        True
+        """
+        parts = ['<figure class="course-picture">', f"<p>{escape(self.summary)}</p>"]
+        if note:
+            parts.append(f"<p>{escape(note)}</p>")
+        if self.outline:
+            parts.append('<details class="course-picture-text" open><summary>The tree in text'
+                         "</summary>" + _nested_list(self.outline) + "</details>")
+        parts.append("</figure>")
+        return "".join(parts)
 
     def inline_svg(self) -> str:
         """The SVG element alone (no XML prolog), ready to embed in HTML."""

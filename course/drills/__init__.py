@@ -24,7 +24,8 @@ never looked at"), the node to highlight and the moment of the search to draw.
 Every drill has a share code, ``kind-level-seed`` (``"pruning-3-4182"``):
 the same code gives the same drill everywhere, so students can redo a drill or
 send it to a classmate.  Grading feedback builds drills on the tree where a
-submission went wrong (``drill("pruning", tree=..., focus=...)``).
+submission went wrong (``drill("pruning", tree=..., focus=...)``, the widget of
+:func:`course.widgets.drill`).
 
 Examples
 --------
@@ -69,7 +70,7 @@ from .numbers import AnswerError, fmt, parse_number
 from .progress import SESSION, Progress
 
 __all__ = [
-    "KINDS", "LEVELS", "make_drill", "drill", "Drill", "Verdict", "Field", "Progress", "SESSION",
+    "KINDS", "LEVELS", "make_drill", "Drill", "Verdict", "Field", "Progress", "SESSION",
     "MinimaxDrill", "PruningDrill", "WindowDrill", "Star1Drill", "BabDrill", "AnswerError",
     "parse_number", "fmt", "ORDER_WORDS", "new_seed",
 ]
@@ -278,23 +279,3 @@ def _worthwhile(d: Drill) -> bool:
         values = [leaf.value for leaf in d.game.root.leaves()]
         return len(set(values)) > 2
     return True
-
-
-def drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None, tree: Any = None,
-          code: str | None = None, order: str | None = None, epsilon: Any = None,
-          node: Any = None, focus: Any = None, progress: Progress | None = None) -> Any:
-    """A drill as a widget: the tree, the question, a form to answer in, Check, New drill.
-
-    Takes the parameters of :func:`make_drill` (plus ``progress``, default
-    :data:`SESSION`).  Works in JupyterLab and in the JupyterLite edition, by
-    keyboard and by mouse; see :class:`course.widgets.drill.DrillWidget`.
-
-    Returns
-    -------
-    DrillWidget
-    """
-    from ..widgets.drill import DrillWidget
-
-    first = make_drill(kind, level=level, seed=seed, tree=tree, code=code, order=order,
-                       epsilon=epsilon, node=node, focus=focus)
-    return DrillWidget(first, progress=progress if progress is not None else SESSION)

@@ -763,7 +763,7 @@ def _practice(comp: Comparison) -> str:
             make_drill(kind, tree=tree, epsilon=case.epsilon if kind == "bab" else None,
                        node=node, focus=focus if kind != "star1" else None)
         except Exception:  # noqa: BLE001 - then a seeded drill of the kind instead
-            call = f'from course.drills import drill; drill("{kind}", level=3)'
+            call = f'from course.widgets import drill; drill("{kind}", level=3)'
     return call
 
 

@@ -749,10 +749,10 @@ def drill_call(kind: str, case: Case, *, focus: Path | None = None, node: Path |
     --------
     >>> from course import parse_tree
     >>> drill_call("pruning", Case("t", parse_tree([[3, 5], [3, 9]])), focus=(1,))
-    'from course.drills import drill; drill("pruning", tree=[[3, 5], [3, 9]], focus=(1,))'
+    'from course.widgets import drill; drill("pruning", tree=[[3, 5], [3, 9]], focus=(1,))'
     """
     game = case.game.game if isinstance(case.game, EvaluatedGame) else case.game
-    head = "from course.drills import drill; "
+    head = "from course.widgets import drill; "
     extra = ""
     if kind == "bab":
         eps = case.epsilon if case.epsilon is not None else 0

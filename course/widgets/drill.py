@@ -5,7 +5,8 @@ level and share code, the controls for the next drill, the question, the tree in
 text), the tree picture (a :class:`~course.widgets.TreeView`), and the answer panel
 (the form, *Check answer* and *Show answer*, the result and the streak/mastery bar).
 The panels are two views of :class:`DrillPanel` (one small ES module,
-``drill.js``); the logic is :mod:`course.drills`.
+``drill.js``); the logic is :mod:`course.drills`.  :func:`drill` is the entry point a
+notebook calls (``from course.widgets import drill``).
 
 After a check the picture shows the reference search stopped at the moment the
 explanation is about, with that node drawn as *current*; a right answer shows the
@@ -39,7 +40,7 @@ from ..drills.progress import WINDOW
 from ..errors import CourseError
 from .tree_view import TreeView
 
-__all__ = ["DrillWidget", "DrillPanel"]
+__all__ = ["drill", "DrillWidget", "DrillPanel"]
 
 _KIND_LABELS = {
     "minimax": "minimax values",
@@ -67,7 +68,7 @@ class DrillPanel(anywidget.AnyWidget):
 
 
 class DrillWidget(widgets.VBox):
-    """A drill on screen.  Build one with :func:`course.drills.drill`.
+    """A drill on screen.  Build one with :func:`drill`.
 
     Attributes
     ----------
@@ -232,6 +233,30 @@ class DrillWidget(widgets.VBox):
             return
         self.answer.select = {"field": ids[0], "toggle": d.kind in ("pruning", "bab"),
                               "n": self.answer.select.get("n", 0) + 1}
+
+
+def drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None, tree: Any = None,
+          code: str | None = None, order: str | None = None, epsilon: Any = None,
+          node: Any = None, focus: Any = None, progress: Progress | None = None) -> DrillWidget:
+    """A drill as a widget: the tree, the question, a form to answer in, Check, New drill.
+
+    Takes the parameters of :func:`course.drills.make_drill` (plus ``progress``, default
+    :data:`course.drills.SESSION`).  Works in JupyterLab and in the JupyterLite edition, by
+    keyboard and by mouse.
+
+    Returns
+    -------
+    DrillWidget
+
+    Examples
+    --------
+    >>> w = drill("pruning", level=1, seed=12, progress=Progress())
+    >>> w.drill.code
+    'pruning-1-12'
+    """
+    first = make_drill(kind, level=level, seed=seed, tree=tree, code=code, order=order,
+                       epsilon=epsilon, node=node, focus=focus)
+    return DrillWidget(first, progress=progress if progress is not None else SESSION)
 
 
 def _form_values(drill: Drill) -> dict:

@@ -4,8 +4,9 @@ A :class:`PlayWidget` is a column of a :class:`PlayBoard` (one small ES module,
 ``play.js``: the board or the move buttons, the scores, the machine's last move with
 its value, nodes, time and minimax's verdict, the moves so far) and a
 :class:`~course.widgets.TreeView` drawing the machine's last search, its first levels.
-The game itself is a :class:`course.play.Match`; build the widget with
-:func:`course.play.play_tictactoe`, :func:`course.play.play_pig` or :func:`course.play.play`.
+The game itself is a :class:`course.play.Match`; a notebook builds the widget with
+:func:`play_tictactoe`, :func:`play_pig` or :func:`play` (``from course.widgets import
+play_tictactoe``).
 
 >>> from course.games import TicTacToe
 >>> from course.play import Match
@@ -27,11 +28,11 @@ import ipywidgets as widgets
 import traitlets
 
 from ..errors import CourseError
-from ..game import Player
-from ..play import Match, max_name, show_value
+from ..game import Game, Player
+from ..play import DEFAULT_TIME_LIMIT, Match, SearchPlayer, max_name, show_value
 from .tree_view import TreeView
 
-__all__ = ["PlayWidget", "PlayBoard"]
+__all__ = ["play", "play_tictactoe", "play_pig", "PlayWidget", "PlayBoard"]
 
 
 class PlayBoard(anywidget.AnyWidget):
@@ -189,6 +190,58 @@ class PlayWidget(widgets.VBox):
 
 #: A drawn level of the machine's search holds at most about this many nodes (else one level less).
 DRAWN_NODES = 40
+
+
+def play(game: Game, search: Any = "alphabeta", *, human: Any = Player.MAX, seed: int | None = None,
+         depth: int | None = None, epsilon: Any = None, evaluate: Any = None,
+         time_limit: float = DEFAULT_TIME_LIMIT, draw_depth: int | None = None) -> PlayWidget:
+    """Play ``game`` against ``search`` in a notebook.
+
+    Parameters are those of :class:`course.play.Match` and :class:`course.play.SearchPlayer`;
+    ``draw_depth`` is how many levels of the machine's search are drawn (default 2 for
+    tic-tac-toe, 3 otherwise).
+
+    Examples
+    --------
+    >>> from course.games import TicTacToe
+    >>> w = play(TicTacToe(), "alphabeta", human="O", seed=1)
+    >>> w.board.view["your_turn"]
+    True
+    """
+    machine = SearchPlayer(search, depth=depth, epsilon=epsilon, evaluate=evaluate,
+                           time_limit=time_limit)
+    return PlayWidget(Match(game, machine, human=human, seed=seed), depth=draw_depth)
+
+
+def play_tictactoe(search: Any = "alphabeta", *, human: str = "X", **options: Any) -> PlayWidget:
+    """Tic-tac-toe against ``search`` (the course's by name, or your function).
+
+    ``play_tictactoe()`` plays against the course's alpha-beta; ``play_tictactoe(alphabeta_decision,
+    human="O")`` against the function you wrote in assignment 2, which then moves first.
+
+    Examples
+    --------
+    >>> play_tictactoe(human="O", seed=1).match.last.nodes > 0     # the machine (X) has moved
+    True
+    """
+    from ..games.tictactoe import TicTacToe
+
+    return play(TicTacToe(), search, human=human, **options)
+
+
+def play_pig(search: Any = "star1", *, target: int = 6, faces: int = 4, turn_limit: int = 4,
+             human: str = "MAX", **options: Any) -> PlayWidget:
+    """Pig (a dice game, :class:`course.games.Pig`) against ``search``; Star1 by default.
+
+    Examples
+    --------
+    >>> play_pig(seed=3).match.game.target
+    6
+    """
+    from ..games.pig import Pig
+
+    return play(Pig(target=target, faces=faces, turn_limit=turn_limit), search, human=human,
+                **options)
 
 
 def _readable_depth(game: Any, state: Any, most: int) -> int:

@@ -43,8 +43,8 @@ broken = play_tictactoe(max_everywhere, human="X", seed=1)
 broken'''
 
 NOTEBOOKS = {
-    "drill": ["from course.drills import drill\nw = drill('pruning', level=2, seed=4)\nw"],
-    "play": ["from course.play import play_tictactoe\ngame = play_tictactoe(human='X', seed=1)\ngame",
+    "drill": ["from course.widgets import drill\nw = drill('pruning', level=2, seed=4)\nw"],
+    "play": ["from course.widgets import play_tictactoe\ngame = play_tictactoe(human='X', seed=1)\ngame",
              BROKEN],
     "step": ["from course.examples import aima_figure_5_2\nfrom course.widgets import step_through\n"
              "st = step_through(aima_figure_5_2(), interval=250)\nst"],

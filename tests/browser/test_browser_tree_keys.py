@@ -216,7 +216,7 @@ def test_enter_in_the_tree_answers_a_drill_for_its_node(lab, tmp_path, lab_serve
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [nbformat.v4.new_code_cell(
-        "from course.drills import drill\nclicked = []\nw = drill('pruning', tree=[[3, 5], [2, 9]])\n"
+        "from course.widgets import drill\nclicked = []\nw = drill('pruning', tree=[[3, 5], [2, 9]])\n"
         "w.picture.on_node_click(clicked.append)\nw"),
         nbformat.v4.new_code_cell("print(sorted(clicked))")]
     nbformat.write(nb, folder / "drill_keys.ipynb")
