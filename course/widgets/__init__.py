@@ -1,19 +1,19 @@
 """Interactive explorers for JupyterLab (ipywidgets 8, anywidget).
 
-==============================  ========================================================
-widget                          what moves, what it shows
-==============================  ========================================================
-:func:`epsilon_explorer`        ε (and a random tree's shape): the BAB-pruned tree,
-                                root [L, U], ER and AMB
-:func:`ordering_explorer`       the move ordering: alpha-beta's pruned tree and leaf
-                                count beside the best case and minimax
-:func:`step_through`            a search's trace, event by event
-:func:`chance_pruning_explorer` the CS 520 note's game: its thresholds and Star1
-:func:`drill`                   a practice drill (:mod:`course.drills`), answered in a
-                                form or on the picture
-:func:`play_tictactoe`          tic-tac-toe against a search (:mod:`course.play`)
-:func:`play_pig`                Pig against a search; :func:`play` any game
-==============================  ========================================================
+================================  ========================================================
+widget                            what moves, what it shows
+================================  ========================================================
+:func:`epsilon_explorer`          ε (and a random tree's shape): the BAB-pruned tree,
+                                  root [L, U], ER and AMB
+:func:`ordering_explorer`         the move ordering: alpha-beta's pruned tree and leaf
+                                  count beside the best case and minimax
+:func:`step_through`              a search's trace, event by event
+:func:`chance_pruning_explorer`   the CS 520 note's game: its thresholds and Star1
+:func:`drill`                     a practice drill (:mod:`course.drills`), answered in a
+                                  form or on the picture
+:func:`play_tictactoe`            tic-tac-toe against a search (:mod:`course.play`)
+:func:`play_pig`                  Pig against a search; :func:`play` any game
+================================  ========================================================
 
 The explorers return a container widget whose controls are attributes (e.g.
 ``explorer.epsilon``); setting a control's ``value`` re-searches and replaces
