@@ -16,6 +16,7 @@ References
 ----------
 [NOTES] *Adversarial Search (minimax, alpha-beta pruning, expectimax)*, course
     notes (seed 004): "The dangers of optimism and pessimism".
+
 [CHEN] K.-H. Chen, *A Study of Decision Error in Selective Game Tree Search*
     (seed 003): Proposition 1.
 """

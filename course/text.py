@@ -184,6 +184,9 @@ def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) 
 class Table:
     """A small table that shows as HTML in a notebook and as text elsewhere.
 
+    Cells are written by :func:`fmt` with 6 significant digits: exact fractions as
+    ``22/3``, ``None`` as ``-``.
+
     Parameters
     ----------
     rows : iterable of sequences
@@ -192,9 +195,6 @@ class Table:
         Column titles.
     title : str, optional
         A caption.
-
-    Cells are written by :func:`fmt` with 6 significant digits: exact fractions as
-    ``22/3``, ``None`` as ``-``.
 
     Raises
     ------

@@ -53,15 +53,21 @@ Their old names here still work, with a :class:`DeprecationWarning` that names t
 References
 ----------
 [AIMA] Russell & Norvig, *Artificial Intelligence: A Modern Approach*.
+
 [KM] Knuth & Moore, An analysis of alpha-beta pruning,
     *Artificial Intelligence* 6(4), 1975 (cited by [BAB]).
+
 [NOTES] *Adversarial Search (minimax, alpha-beta pruning, expectimax)*,
     course notes (seed 004): the best-case recurrence, the (sqrt(b)+0.5)
     bound, b^(3m/4).
+
 [STRASS] H. Strass, *Playing Games: Alpha-Beta Tree Search*, 2024 (seed 001).
+
 [CHEN] K.-H. Chen, *A Study of Decision Error in Selective Game Tree Search*
     (seed 003): Propositions 1-3, Corollaries 2.1, 2.2, 3.1, Tables 2 and 4.
+
 [CS520] *alpha-beta Pruning with Chance* (seed 002).
+
 [BAB] Atzmon, Stern & Saffidine, *Bounded Suboptimal Game Tree Search*,
     SoCS 2018 (seed 000): conditions C3 and C6, Algorithm 1.
 """

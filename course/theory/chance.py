@@ -7,6 +7,7 @@ far) and :func:`chance_child_window` (C6: the window of its next child, lines
 References
 ----------
 [CS520] *alpha-beta Pruning with Chance* (seed 002).
+
 [BAB] Atzmon, Stern & Saffidine, *Bounded Suboptimal Game Tree Search*,
     SoCS 2018 (seed 000): conditions C3 and C6, Algorithm 1.
 """

@@ -11,8 +11,10 @@ References
 ----------
 [KM] Knuth & Moore, An analysis of alpha-beta pruning,
     *Artificial Intelligence* 6(4), 1975.
+
 [NOTES] *Adversarial Search* course notes (seed 004): the best-case recurrence,
     the (sqrt(b)+0.5) bound, b^(3m/4).
+
 [STRASS] H. Strass, *Playing Games: Alpha-Beta Tree Search*, 2024 (seed 001).
 """
 
