@@ -78,6 +78,7 @@ import importlib
 import warnings
 from typing import Any
 
+from . import chance, counts, selective
 from .chance import chance_bounds, chance_child_window
 from .counts import (
     best_case_leaves,
@@ -91,21 +92,7 @@ from .counts import (
 )
 from .selective import backup_error_bound, decision_error_bound, nodes_generated
 
-__all__ = [
-    "full_tree_leaves",
-    "log10_leaves",
-    "best_case_leaves",
-    "notes_recurrence",
-    "minimal_tree_counts",
-    "characteristic_roots",
-    "sqrt_b_bound",
-    "random_order_estimate",
-    "backup_error_bound",
-    "decision_error_bound",
-    "nodes_generated",
-    "chance_bounds",
-    "chance_child_window",
-]
+__all__ = [*counts.__all__, *selective.__all__, *chance.__all__]
 
 #: Names that lived in ``course.theory`` until it was split, and the module each lives in now.
 MOVED = {
