@@ -66,7 +66,9 @@ def test_core_searches_and_dot_without_numeric_packages():
         from course.examples import aima_figure_5_2, expectimax_example
         from course.games import TicTacToe, Pig
         from course.draw import draw_tree, legend
-        from course.theory import Table
+        from course.analysis import node_values
+        from course.text import Table
+        from course.theory import best_case_leaves
         import course.search, course.trees, course.game, course.errors
 
         game = parse_tree([[3, 12, 8], [2, 4, 6], [14, 5, 2]])

@@ -7,6 +7,8 @@ game                           what it shows
 :class:`Pig`                   dice: chance nodes, expectimax and Star1 on an exact game
 :class:`CopsAndRobbers`        the BAB paper's pursuit domain, deterministic or stochastic,
                                searched to a depth limit with a distance heuristic
+:class:`PacmanCorridor`        one player in a corridor: an EVAL that cannot tell "eat now"
+                               from "eat later" freezes a depth-limited search
 ``random_tree``,               the BAB paper's random trees (RT) and stochastic RT
 ``stochastic_random_tree``
 ``ChenTree``                   Chen's Go-like random tree model
@@ -25,6 +27,7 @@ import importlib
 
 from .cops_robbers import CopsAndRobbers, CopsRobbersState
 from .openspiel import OpenSpielGame
+from .pacman_corridor import CorridorState, PacmanCorridor
 from .pig import Pig, PigState
 from .tictactoe import TicTacToe, TicTacToeState
 
@@ -32,6 +35,7 @@ __all__ = [
     "TicTacToe", "TicTacToeState",
     "Pig", "PigState",
     "CopsAndRobbers", "CopsRobbersState",
+    "PacmanCorridor", "CorridorState",
     "OpenSpielGame",
 ]
 

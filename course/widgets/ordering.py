@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import math
-
 import ipywidgets as widgets
 
 from ..draw import draw_tree
 from ..errors import ParameterError
 from ..game import Game
 from ..search import ORDERINGS, alphabeta
+from ..theory import best_case_leaves
 from ..trees import TreeGame, TreeNode
 from ._common import Explorer, as_tree, fmt
 
 __all__ = ["OrderingExplorer", "ordering_explorer", "best_case_leaves", "uniform_shape"]
-
-
-def best_case_leaves(branching: int, depth: int) -> int:
-    """Leaves alpha-beta evaluates on a uniform tree with perfect ordering (Knuth & Moore 1975).
-
-    ``b**ceil(d/2) + b**floor(d/2) - 1``.
-
-    >>> best_case_leaves(3, 4), 3 ** 4
-    (17, 81)
-    """
-    return branching ** math.ceil(depth / 2) + branching ** (depth // 2) - 1
 
 
 def uniform_shape(root: TreeNode) -> tuple[int, int] | None:
