@@ -686,3 +686,8 @@ def test_font_is_embedded_once_and_png_is_untouched(aima):
     assert embed_font(svg) == svg
     assert picture.png()[:8] == b"\x89PNG\r\n\x1a\n"   # drawn by graphviz-pure with Arimo's metrics
     assert embed_font("<svg><rect/></svg>") == "<svg><rect/></svg>"
+    # the same picture is the same bytes, also when its font is subset again (no timestamps)
+    from course import fonts
+
+    fonts.subset_font.cache_clear()
+    assert draw_tree(game, result).svg() == svg

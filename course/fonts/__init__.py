@@ -12,6 +12,8 @@ its licence, ``make_fonts.py`` how it is made.
 * :func:`embed_font` puts, into an SVG picture, a subset of CourseSans holding just the
   characters the picture writes (a few kB), and makes its text use it: the text is drawn with
   the metrics that laid it out, in a notebook, on the documentation site and in a browser alike.
+* :func:`browser_css` is the same font for pictures laid out in the browser (the explorers of
+  :mod:`course.widgets`): ``@font-face`` rules with a shipped WOFF of the characters they write.
 * :func:`use_in_matplotlib` registers the font with matplotlib (:mod:`course.plots` uses it).
 
 >>> sorted(p.name for p in (font_file(), font_file(bold=True)))
@@ -28,8 +30,8 @@ from functools import lru_cache
 from html import unescape
 from pathlib import Path
 
-__all__ = ["FAMILY", "FALLBACK", "font_file", "covers", "subset_font", "font_face_css",
-           "embed_font", "use_in_matplotlib"]
+__all__ = ["FAMILY", "FALLBACK", "BROWSER_CHARS", "font_file", "covers", "subset_font",
+           "font_face_css", "embed_font", "browser_css", "use_in_matplotlib"]
 
 FAMILY = "CourseSans"
 """The font's family name (in CSS and in matplotlib)."""
@@ -38,6 +40,14 @@ FALLBACK = "Helvetica,Arial,sans-serif"
 """Fonts a viewer falls back on for a character CourseSans lacks (same widths: Helvetica, Arial)."""
 
 _HERE = Path(__file__).resolve().parent
+
+BROWSER_CHARS = "".join(map(chr, [
+    *range(0x20, 0x7F), *range(0xA0, 0x100),                  # ASCII, Latin-1 (accented names)
+    *range(0x391, 0x3A2), *range(0x3A3, 0x3AA), *range(0x3B1, 0x3CA),     # Greek
+    0x2013, 0x2014, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2026, 0x2032,
+    0x2190, 0x2191, 0x2192, 0x2193, 0x2202, 0x2211, 0x2212, 0x221E, 0x2248, 0x2260, 0x2264, 0x2265,
+]))
+"""Characters of the explorers' web font (``CourseSans-*.woff``); others fall back."""
 
 #: SVG ``font-family`` values replaced by :func:`embed_font`: the families Graphviz writes for
 #: Helvetica or Arial (the course's pictures set Helvetica, :data:`course.draw.style.FONT`).
@@ -105,7 +115,7 @@ def subset_font(chars: str, *, bold: bool = False) -> bytes:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    font = TTFont(io.BytesIO(_font_data(bold)))
+    font = TTFont(io.BytesIO(_font_data(bold)), recalcTimestamp=False)   # same bytes every time
     for tag in ("GSUB", "GPOS", "GDEF", "kern"):     # unread, so no time spent decoding them
         if tag in font:
             del font[tag]
@@ -213,6 +223,27 @@ def embed_font(svg: str) -> str:
     else:
         head = head.replace("<svg", f'<svg class="{family}"', 1)
     return svg[:start] + head + f"\n<style>\n{css}\n{rule}\n</style>" + svg[end:]
+
+
+def browser_css(scope: str) -> str:
+    """CSS giving the SVG text under ``scope`` the course's font, shipped as WOFF data URIs.
+
+    For pictures laid out in the browser (Viz.js writes Helvetica, as Graphviz does): the
+    ``@font-face`` rules define ``CourseSans`` with the characters of :data:`BROWSER_CHARS`
+    (about 15 kB per weight), and ``scope`` ``svg text`` is set in it, before Helvetica.
+
+    >>> css = browser_css(".course-tree-view .ctv-port")
+    >>> css.count("@font-face"), ".course-tree-view .ctv-port svg text[font-family]" in css
+    (2, True)
+    """
+    rules = []
+    for weight in ("Regular", "Bold"):
+        data = base64.b64encode((_HERE / f"{FAMILY}-{weight}.woff").read_bytes()).decode("ascii")
+        rules.append(f'@font-face{{font-family:"{FAMILY}";font-style:normal;'
+                     f'font-weight:{"bold" if weight == "Bold" else "normal"};'
+                     f'src:url(data:font/woff;base64,{data}) format("woff")}}')
+    rules.append(f'{scope} svg text[font-family]{{font-family:"{FAMILY}",{FALLBACK}}}')
+    return "\n".join(rules)
 
 
 _REGISTERED: list[str] = []

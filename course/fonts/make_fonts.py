@@ -5,7 +5,7 @@ Usage (Debian, no install needed)::
     apt-get download fonts-liberation2 && dpkg-deb -x fonts-liberation2_*.deb liberation
     python course/fonts/make_fonts.py liberation/usr/share/fonts/truetype/liberation2
 
-Each weight is cut down to the scripts and symbols pictures use (Latin, Greek, Cyrillic,
+Then the explorers' web fonts (``CourseSans-*.woff``) are cut from those.  Each weight is cut down to the scripts and symbols pictures use (Latin, Greek, Cyrillic,
 punctuation, arrows, mathematical operators, geometric shapes), its TrueType hinting dropped,
 and renamed *CourseSans*: the SIL Open Font License forbids a modified version to carry the
 Reserved Font Names (Liberation, Arimo).  Glyph outlines and advance widths are untouched, so
@@ -27,7 +27,7 @@ def make(source: Path, weight: str) -> Path:
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
-    font = TTFont(source / f"LiberationSans-{weight}.ttf")
+    font = TTFont(source / f"LiberationSans-{weight}.ttf", recalcTimestamp=False)
     options = subset.Options()
     options.hinting = False
     options.layout_features = ["*"]
@@ -56,8 +56,17 @@ def make(source: Path, weight: str) -> Path:
     return target
 
 
+def make_woff(weight: str) -> Path:
+    """The explorers' web font: CourseSans cut down to :data:`course.fonts.BROWSER_CHARS`."""
+    from course.fonts import BROWSER_CHARS, subset_font
+
+    target = HERE / f"CourseSans-{weight}.woff"
+    target.write_bytes(subset_font(BROWSER_CHARS, bold=weight == "Bold"))
+    return target
+
+
 if __name__ == "__main__":   # pragma: no cover - a maintainer's tool
     folder = Path(sys.argv[1])
     for weight in ("Regular", "Bold"):
-        path = make(folder, weight)
-        print(path, path.stat().st_size, "bytes")
+        for path in (make(folder, weight), make_woff(weight)):
+            print(path, path.stat().st_size, "bytes")

@@ -225,3 +225,32 @@ def test_figures_keep_a_white_background_on_a_dark_page(browser, figures):
             assert pixels[..., :3].min() > 0.95, f"the {name}'s corner is not white on a dark page"
     finally:
         page.close()
+
+
+def test_explorers_draw_their_text_in_the_course_font(browser):
+    """The explorers' CSS (``TreeView._css``) beats the widget's own rule, in either order."""
+    import re
+
+    from course.widgets.tree_view import TreeView
+
+    widget_css = re.search(r"const CSS = `(.*?)`;", (REPO / "course" / "widgets" / "tree_view.js")
+                           .read_text(encoding="utf-8"), re.S).group(1)
+    widths = _widths()
+    label = "α=-∞ β=+∞ [3, 7] … 64 leaves"
+    want = {w: sum(widths[w][c] for c in label) * 12 for w in ("normal", "bold")}
+    page = browser.new_page()
+    try:
+        for styles in ((widget_css, TreeView._css), (TreeView._css, widget_css)):
+            page.set_content(
+                "<!doctype html><head>" + "".join(f"<style>{s}</style>" for s in styles)
+                + '</head><body><div class="course-tree-view"><div class="ctv-port">'
+                '<svg width="400" height="60"><text x="5" y="20" font-family="Helvetica,sans-Serif"'
+                f' font-size="12">{label}</text><text x="5" y="40" font-weight="bold" '
+                f'font-family="Helvetica,sans-Serif" font-size="12">{label}</text></svg></div></div>')
+            page.evaluate("document.fonts.load('12px CourseSans').then(() => document.fonts.ready)"
+                          ".then(() => document.fonts.load('bold 12px CourseSans'))")
+            got = page.evaluate("Array.from(document.querySelectorAll('text'),"
+                                " (t) => t.getComputedTextLength())")
+            assert got == pytest.approx([want["normal"], want["bold"]], rel=0.005), styles[0][:40]
+    finally:
+        page.close()
