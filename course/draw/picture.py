@@ -82,7 +82,10 @@ class TreePicture:
         if key not in self._cache:
             picture = run_engine(self.source, fmt, dpi=dpi)
             if fmt == "svg":      # text in the font it was laid out with, on any machine
-                picture = embed_font(picture.decode("utf-8")).encode("utf-8")
+                try:
+                    picture = embed_font(picture.decode("utf-8")).encode("utf-8")
+                except ImportError:   # pragma: no cover - fontTools (a dependency) removed
+                    pass              # the picture still shows, in the viewer's Helvetica
             self._cache[key] = picture
         return self._cache[key]
 
