@@ -78,6 +78,28 @@ def _axes(ax: Any, count: int, *, width: float = 6.4, height: float = 4.0):
     return axes[0].figure, axes
 
 
+def _course_font(fig: Any, axes: Sequence[Any]) -> None:
+    """Write every text of ``fig`` in the course's font, CourseSans (:mod:`course.fonts`).
+
+    The same typeface and widths as the tree pictures, on every machine: matplotlib draws with
+    the font file shipped in the package, not with whatever sans-serif is installed; DejaVu Sans
+    (which matplotlib ships) stands in for a character CourseSans lacks.  Tick labels made later
+    (when the figure is drawn) take the font from ``tick_params``.
+    """
+    from matplotlib.text import Text
+
+    from .fonts import use_in_matplotlib
+
+    family = [use_in_matplotlib(), "DejaVu Sans"]
+    for text in fig.findobj(Text):
+        text.set_fontfamily(family)
+    for axis in axes:
+        try:
+            axis.tick_params(which="both", labelfontfamily=family)
+        except (TypeError, ValueError):     # pragma: no cover - matplotlib < 3.8
+            pass
+
+
 def _number(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real):
         raise ParameterError(f"{what} must be a number, got {value!r}")
@@ -186,6 +208,7 @@ def plot_er_amb(table: Any, *, ax: Any = None):
     for a in (ax_er, ax_amb):
         a.grid(True, alpha=0.3)
         a.legend(fontsize="small")
+    _course_font(fig, (ax_er, ax_amb))
     return fig
 
 
@@ -271,6 +294,7 @@ def plot_leaves_vs_depth(counts: Any, branching: int, *, ax: Any = None):
     axis.set_xticks(grid)
     axis.grid(True, which="major", alpha=0.3)
     axis.legend(fontsize="small")
+    _course_font(fig, (axis,))
     return fig
 
 
@@ -384,6 +408,7 @@ def plot_decision_error(rows: Sequence[Mapping[str, Any]], *, ax: Any = None):
                             if depth is not None])
     axis.grid(True, alpha=0.3)
     axis.legend(title="moves skipped per node", fontsize="small")
+    _course_font(fig, (axis,))
     return fig
 
 
@@ -467,7 +492,11 @@ def figure_html(fig: Any) -> str:
     from html import escape
 
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight")
+    # an opaque background, so the plot reads on a dark page too (Jupyter's inline backend makes
+    # the figure transparent: black text on JupyterLab's dark theme); a chosen colour is kept
+    face = fig.get_facecolor()
+    fig.savefig(buffer, format="png", bbox_inches="tight",
+                facecolor=face if face[3] > 0 else "white")
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return (f'<img alt="{escape(describe_figure(fig), quote=True)}" '
             f'src="data:image/png;base64,{data}" style="max-width:100%">')

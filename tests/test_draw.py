@@ -630,3 +630,89 @@ def test_a_bare_tree_and_a_step_are_described_too(aima):
     assert draw_tree(game).summary == "Game tree. 13 nodes drawn."
     step = draw_tree(game, result, upto=3)
     assert "current" in step.summary and "not reached yet" in step.summary
+
+
+# -- the embedded font (issue 21) -----------------------------------------------------------------
+
+def _embedded_fonts(svg: str) -> dict[str, object]:
+    """The fonts of an SVG's ``@font-face`` rules by weight, read with fontTools."""
+    import base64
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    style = re.search(r"<style>(.*?)</style>", svg, re.S)
+    assert style, "the picture carries no <style>"
+    fonts = {}
+    for rule in re.findall(r"@font-face\{([^}]*)\}", style.group(1)):
+        weight = re.search(r"font-weight:(\w+)", rule).group(1)
+        data = re.search(r"base64,([A-Za-z0-9+/=]+)", rule).group(1)
+        fonts[weight] = TTFont(io.BytesIO(base64.b64decode(data)))
+    return fonts
+
+
+def _texts_by_weight(svg: str) -> dict[str, set[str]]:
+    chars: dict[str, set[str]] = {"normal": set(), "bold": set()}
+    for attrs, body in re.findall(r"<text\b([^>]*)>(.*?)</text>", svg, re.S):
+        weight = "bold" if 'font-weight="bold"' in attrs else "normal"
+        chars[weight] |= set(html.unescape(re.sub(r"<[^>]*>", "", body)))
+    return chars
+
+
+def test_svg_carries_the_course_font_with_every_glyph_it_writes():
+    from fontTools.ttLib import TTFont
+
+    from course.fonts import FAMILY, covers, font_file
+
+    game = bab_figure3()
+    svg = draw_tree(game, bab(game, epsilon=2, trace=True), legend=True).svg()
+    family = re.search(r'<svg class="(CourseSans-[0-9a-f]{10})"', svg).group(1)
+    # the text uses it first, then the shipped family, then Helvetica's metric twins
+    assert (f'{{font-family:"{family}",{FAMILY},Helvetica,Arial,sans-serif}}' in svg)
+    assert svg.count("@font-face") == 2 and svg.count(f'font-family:"{family}"') == 3
+    fonts = _embedded_fonts(svg)
+    used = _texts_by_weight(svg)
+    assert used["bold"] and "α" in used["normal"] and "…" in used["normal"]
+    for weight, font in fonts.items():
+        chars = used[weight]
+        assert covers("".join(chars), bold=weight == "bold")       # the shipped font has them all
+        cmap = font.getBestCmap()
+        assert {ord(c) for c in chars} <= set(cmap), f"{weight}: glyphs missing"
+        assert len(cmap) == len(chars)                               # and nothing else
+        # same advance widths as the shipped font: the metrics the layout used
+        full = TTFont(font_file(bold=weight == "bold"))
+        full_cmap, full_hmtx = full.getBestCmap(), full["hmtx"]
+        assert all(font["hmtx"][cmap[cp]][0] == full_hmtx[full_cmap[cp]][0] for cp in cmap)
+        assert "GPOS" not in font and "kern" not in font             # no kerning: plain advances
+        notices = {n.nameID: str(n) for n in font["name"].names}
+        assert "Red Hat" in notices[0] and "Open Font License" in notices[13]   # the OFL's terms
+        assert font.flavor == "woff"
+
+
+def test_font_subsets_are_small_and_named_per_picture(aima):
+    game, result = aima
+    plain, searched = draw_tree(game).svg(), draw_tree(game, result).svg()
+    name = re.compile(r'<svg class="(CourseSans-[0-9a-f]+)"')
+    assert name.search(plain).group(1) != name.search(searched).group(1)
+    style = re.search(r"<style>.*?</style>", searched, re.S).group(0)
+    assert len(style) < 9000                          # a few kB for a picture of 13 nodes
+    # html() inlines the SVG: the style stays, scoped to this picture by its class
+    assert style in draw_tree(game, result).html()
+    bare = draw_tree(parse_tree([[3, 12], [2, 4]])).svg()     # no names: no bold text
+    assert bare.count("@font-face") == 1 and "font-weight:normal" in bare
+
+
+def test_font_is_embedded_once_and_png_is_untouched(aima):
+    from course.fonts import embed_font
+
+    game, result = aima
+    picture = draw_tree(game, result)
+    svg = picture.svg()
+    assert embed_font(svg) == svg
+    assert picture.png()[:8] == b"\x89PNG\r\n\x1a\n"   # drawn by graphviz-pure with Arimo's metrics
+    assert embed_font("<svg><rect/></svg>") == "<svg><rect/></svg>"
+    # the same picture is the same bytes, also when its font is subset again (no timestamps)
+    from course import fonts
+
+    fonts.subset_font.cache_clear()
+    assert draw_tree(game, result).svg() == svg

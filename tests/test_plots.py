@@ -140,3 +140,44 @@ def test_decision_error_depth_labels_do_not_pile_up():
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts.count("d=1") == 1                    # four coinciding points, one label
     assert {"d=1", "d=2", "d=3", "d=4"} <= set(texts)  # every depth is still written somewhere
+
+
+# -- the course's font and a background for dark pages (issue 21) ---------------------------------
+
+def test_plots_write_every_text_in_the_course_font():
+    import io
+    import re
+
+    from matplotlib.text import Text
+
+    fig = plot_leaves_vs_depth({"given": [(2, 10), (3, 30), (4, 80)]}, 3)
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg")            # glyphs as outlines (svg.fonttype "path")
+    svg = buffer.getvalue()
+    fonts = set(re.findall(r'<path id="([A-Za-z-]+)-[0-9a-f]+"', svg))
+    # CourseSans for the words; mathtext's own DejaVu for the formulas ($b^d$)
+    assert "CourseSans-Regular" in fonts and fonts <= {"CourseSans-Regular", "DejaVuSans",
+                                                        "DejaVuSans-Oblique"}
+    texts = [t for t in fig.findobj(Text) if t.get_text()]
+    ticks = [t for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels()]
+    assert ticks and all(t.get_fontfamily()[0] == "CourseSans" for t in texts + ticks)
+
+
+def test_figure_html_is_opaque_even_when_the_figure_is_transparent():
+    import base64
+    import io
+
+    import matplotlib.image
+
+    from course.plots import figure_html
+
+    # Jupyter's inline backend makes figures transparent: on a dark theme black text vanished
+    with matplotlib.rc_context({"figure.facecolor": (1, 1, 1, 0)}):
+        fig = plot_er_amb(ROWS)
+    data = figure_html(fig).split("base64,")[1].split('"')[0]
+    pixels = matplotlib.image.imread(io.BytesIO(base64.b64decode(data)), format="png")
+    assert pixels.shape[2] == 4 and pixels[0, 0, 3] == 1.0 and pixels[0, 0, :3].min() == 1.0
+    fig.set_facecolor("#222222")                 # a colour chosen on purpose is kept
+    data = figure_html(fig).split("base64,")[1].split('"')[0]
+    pixels = matplotlib.image.imread(io.BytesIO(base64.b64decode(data)), format="png")
+    assert abs(pixels[0, 0, 0] - 0x22 / 255) < 0.01

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import ParameterError
+from ..fonts import embed_font
 from .engine import RenderError, run_engine
 
 __all__ = ["TreePicture"]
@@ -80,11 +81,21 @@ class TreePicture:
     def _render(self, fmt: str, dpi: float | None = None) -> bytes:
         key = (fmt, dpi)
         if key not in self._cache:
-            self._cache[key] = run_engine(self.source, fmt, dpi=dpi)
+            picture = run_engine(self.source, fmt, dpi=dpi)
+            if fmt == "svg":      # text in the font it was laid out with, on any machine
+                try:
+                    picture = embed_font(picture.decode("utf-8")).encode("utf-8")
+                except ImportError:   # pragma: no cover - fontTools (a dependency) removed
+                    pass              # the picture still shows, in the viewer's Helvetica
+            self._cache[key] = picture
         return self._cache[key]
 
     def svg(self) -> str:
         """The picture as SVG text (sizes in points).
+
+        Its text is drawn in the course's font, embedded in the picture (a subset holding the
+        characters used: :func:`course.fonts.embed_font`), whose widths are those the picture
+        was laid out with, so no label overflows its box whatever fonts the viewer has.
 
         Raises
         ------

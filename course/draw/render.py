@@ -414,10 +414,12 @@ def _html_label(kind: str, texts: dict[str, str], *, value_pt: int = VALUE_PT) -
     return _Html("<BR/>".join(parts)) if parts else ""
 
 
-#: Room left in triangles and circles for a wider font than Helvetica, per line role.  A
-#: browser or viewer without Helvetica or a metric twin (Arial, Liberation Sans) draws labels in
-#: its own sans-serif, often DejaVu Sans: digits 14 % wider, "α=-∞ β=+∞" 24 % wider.  A box
-#: keeps its margins instead; a triangle narrows towards its tip, so it needs the room.
+#: Room left in triangles and circles for a wider font than Helvetica, per line role.  SVG
+#: pictures carry their font (CourseSans, Helvetica's widths: course.fonts), but a viewer that
+#: drops it (an untrusted notebook's sanitised HTML, an SVG tool without web fonts) and has no
+#: Helvetica or metric twin (Arial, Liberation Sans) draws labels in its own sans-serif, often
+#: DejaVu Sans: digits 14 % wider, "α=-∞ β=+∞" 24 % wider.  A box keeps its margins instead; a
+#: triangle narrows towards its tip, so it needs the room.
 _FONT_SLACK = {"name": 1.15, "value": 1.15, "note": 1.25}
 
 

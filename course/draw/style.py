@@ -35,7 +35,9 @@ from numbers import Real
 __all__ = ["FONT", "OKABE_ITO", "PALETTE", "fmt_number", "fmt_probability", "text_width"]
 
 FONT = "Helvetica"
-"""Font of every label.  Both engines know its metrics, so layouts agree."""
+"""Font of every label.  Both engines know its metrics, so layouts agree; pictures are drawn in
+CourseSans, shipped with the course and embedded in each SVG (:mod:`course.fonts`), whose widths
+are Helvetica's, so a viewer without Helvetica or Arial draws them as they were laid out."""
 
 OKABE_ITO = {
     "orange": "#E69F00",

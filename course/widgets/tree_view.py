@@ -37,6 +37,7 @@ import traitlets
 
 from ..draw import TreePicture
 from ..errors import ParameterError
+from ..fonts import browser_css
 
 __all__ = ["TreeView", "VizModule", "VIZ_PATH", "viz_bundle", "viz_version", "viz_module"]
 
@@ -163,6 +164,8 @@ class TreeView(anywidget.AnyWidget):
     """
 
     _esm = _HERE / "tree_view.js"
+    # the course's font for the picture's text (the widths Viz.js lays out with): course.fonts
+    _css = browser_css(".course-tree-view .ctv-port")
 
     dot = traitlets.Unicode("").tag(sync=True)
     max_height = traitlets.Int(480).tag(sync=True)
