@@ -3,7 +3,7 @@
 Every notebook ``lessons/<name>.ipynb`` is the page ``lessons/<name>``: the file
 ``docs/lessons/<name>.md`` only says that the page exists (its text is replaced, when Sphinx reads
 it, by the executed notebook as MyST Markdown); a lesson without such a file, or such a file
-without a lesson, fails the build.
+without a lesson, stops the build at once, saying which.
 
 * **Executed**: each lesson runs with nbclient in a fresh ``python3`` kernel, in ``lessons/`` as
   the working folder, as ``tests/test_lessons.py`` runs it.  The executed notebook is cached in
@@ -616,11 +616,13 @@ def _on_builder_inited(app) -> None:
     pages = Path(app.srcdir) / PAGES
     notebooks = {p.stem: p for p in sorted(lessons_dir.glob("*.ipynb"))}
     stubs = {p.stem for p in pages.glob("*.md")}
-    for name in sorted(set(notebooks) - stubs):
-        logger.warning(f"lessons/{name}.ipynb has no page: add docs/{PAGES}/{name}.md (one "
-                       "comment line is enough; docs/_ext/course_lessons.py fills it)")
-    for name in sorted(stubs - set(notebooks)):
-        logger.warning(f"docs/{PAGES}/{name}.md names no lesson: lessons/{name}.ipynb is missing")
+    problems = [f"lessons/{name}.ipynb has no page: add docs/{PAGES}/{name}.md (one comment "
+                "line is enough; docs/_ext/course_lessons.py fills it)"
+                for name in sorted(set(notebooks) - stubs)]
+    problems += [f"docs/{PAGES}/{name}.md names no lesson: lessons/{name}.ipynb is missing"
+                 for name in sorted(stubs - set(notebooks))]
+    if problems:  # an error, not a warning: stop before executing anything
+        raise ExtensionError("\n".join(problems))
     common = source_key(_course_sources(root), extra=EXECUTION_VERSION)
     app.course_lessons = {
         f"{PAGES}/{name}": Lesson(name, path, source_key([path], extra=common))
