@@ -148,7 +148,9 @@ $(VENV)/.installed-lite: pyproject.toml | $(PY)
 	@touch $(VENV)/.installed $@
 
 # The documentation site, built from docs/ into build/docs (open build/docs/index.html); offline,
-# warnings are errors.
+# warnings are errors.  The lessons are executed (cached in build/docs-cache), MathJax is served by
+# the site (npm once: `npm pack mathjax`, then cached), and the browser edition is built into
+# build/docs/lite/ when `make lite` could build it (COURSE_DOCS_LITE=off leaves it out).
 DOCS_OUT ?= build/docs
 $(VENV)/.installed-docs: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[docs]'

@@ -12,15 +12,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
 
 project = "Game-tree search: from minimax to Bounded Alpha-Beta"
 author = "The course's authors"
 copyright = "the course's authors"
 
-extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon"]
+# course_lessons (docs/_ext/): the lessons as executed pages, the browser edition in lite/,
+# MathJax served by the site (no CDN), the {course-legend} directive.
+extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
+              "course_lessons"]
 source_suffix = {".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "**/.ipynb_checkpoints"]
+exclude_patterns = ["_build", "_ext", "**/.ipynb_checkpoints"]
 
 myst_enable_extensions = ["colon_fence", "deflist", "dollarmath"]
 myst_heading_anchors = 3

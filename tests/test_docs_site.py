@@ -1,37 +1,71 @@
 """The documentation site (issue 22): it builds offline with warnings as errors, its internal links
-resolve, every page is in the navigation, and the README is a front page that links into it.
+resolve, every page is in the navigation, the README is a front page that links into it, and
+every lesson is a page, executed, with its pictures and their text alternatives, its launch and
+download buttons.
 
-The browser half (tests/browser/test_browser_docs_site.py) opens the built site in Chromium,
-follows the navigation and runs axe-core on its pages.
+The site is built ONCE per test session (:func:`shared_site`, also used by the browser half,
+tests/browser/test_browser_docs_site.py) into a fresh folder, with warnings as errors.  The
+lessons' outputs come from ``build/docs-cache`` (executed again only when a lesson or the course
+changed) and the browser edition from its cache too, so a warm build takes about 20 s.
 """
 from __future__ import annotations
 
+import doctest
+import json
+import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
+LESSONS = sorted(p.stem for p in (ROOT / "lessons").glob("*.ipynb"))
 
 pytest.importorskip("sphinx", reason="the docs extra (pip install -e '.[docs]')")
 
 
-def build_site(out: Path) -> subprocess.CompletedProcess:
+def build_site(out: Path, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-                           str(DOCS), str(out)], capture_output=True, text=True, timeout=600)
+                           *extra, str(DOCS), str(out)], capture_output=True, text=True,
+                          timeout=1800)
+
+
+_SHARED: dict = {}
+#: A copy of docs/ elsewhere still documents this repository's lessons, with its caches.
+_THIS_REPOSITORY = ("-D", f"course_root={ROOT}", "-D", f"course_docs_cache={ROOT / 'build' / 'docs-cache'}")
+
+
+def shared_site() -> tuple[Path, float]:
+    """The site, built once per test session (this process) into a new folder: (folder,
+    seconds the build took).  Skips when MathJax cannot be had (no npm and nothing cached)."""
+    if "site" not in _SHARED:
+        mathjax = ROOT / "build" / "docs-cache" / "mathjax-3.2.2"
+        if shutil.which("npm") is None and not mathjax.exists() \
+                and not os.environ.get("COURSE_MATHJAX_DIR"):
+            pytest.skip("the site serves MathJax itself: it needs npm once (or COURSE_MATHJAX_DIR)")
+        out = Path(tempfile.mkdtemp(prefix="course-docs-site-")) / "site"
+        start = time.perf_counter()
+        done = build_site(out)
+        seconds = time.perf_counter() - start
+        assert done.returncode == 0, done.stderr[-4000:]
+        _SHARED["site"] = (out, seconds)
+        report = json.loads((out / ".course-lessons.json").read_text())
+        print(f"\n[docs] site built in {seconds:.1f} s; lessons executed (not cached): "
+              f"{report['executed'] or 'none'}")
+    return _SHARED["site"]
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("docs-site")
-    done = build_site(out)
-    assert done.returncode == 0, done.stderr[-4000:]
-    return out
+def site():
+    return shared_site()[0]
 
 
 class _Links(HTMLParser):
@@ -64,16 +98,16 @@ def test_a_warning_fails_the_build(tmp_path):
     import shutil
 
     docs = tmp_path / "docs"
-    shutil.copytree(DOCS, docs)
+    shutil.copytree(DOCS, docs, ignore=shutil.ignore_patterns("__pycache__"))
     (docs / "student" / "setup.md").write_text("# Setup\n\nSee [nowhere](no-such-page.md).\n")
-    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(docs),
-                           str(tmp_path / "out")], capture_output=True, text=True, timeout=600,
-                          cwd=ROOT)
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "dummy", str(docs),
+                           str(tmp_path / "out"), *_THIS_REPOSITORY], capture_output=True,
+                          text=True, timeout=900, cwd=ROOT, env={**os.environ, "COURSE_DOCS_LITE": "off"})
     assert done.returncode != 0 and "no-such-page" in done.stderr
 
 
 def test_every_internal_link_resolves(site):
-    pages = sorted(site.rglob("*.html"))
+    pages = sorted(p for p in site.rglob("*.html") if "lite" not in p.relative_to(site).parts)
     parsed = {p: _parse(p) for p in pages}
     broken = []
     for page, links in parsed.items():
@@ -93,7 +127,8 @@ def test_every_internal_link_resolves(site):
 
 
 def test_every_page_is_in_the_navigation(site):
-    sources = {p.relative_to(DOCS).with_suffix("").as_posix() for p in DOCS.rglob("*.md")}
+    sources = {p.relative_to(DOCS).with_suffix("").as_posix() for p in DOCS.rglob("*.md")
+               if "_ext" not in p.parts}
     index = (site / "index.html").read_text(encoding="utf-8")
     missing = [s for s in sorted(sources) if s != "index" and f'href="{s}.html"' not in index]
     assert not missing, missing
@@ -108,3 +143,184 @@ def test_the_readme_is_a_front_page_that_links_into_the_site():
     for target in targets:
         path = ROOT / target
         assert path.is_file() or path.with_suffix(".md").is_file(), target
+
+
+# --- lessons as pages ------------------------------------------------------------------------
+class _Pictures(HTMLParser):
+    """The pictures of a page's article and their text alternatives: an ``<img>``'s ``alt``; an
+    ``<svg>``'s own ``aria-label``/``<title>``, or the ``aria-label`` of the ``role="img"``
+    element around it."""
+
+    VOID = {"img", "br", "hr", "meta", "link", "input", "source", "wbr", "col", "area"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[tuple[str, dict]] = []
+        self.pictures: list[tuple[str, str]] = []
+        self.in_article = 0
+        self.widgets: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "article":
+            self.in_article += 1
+        if self.in_article:
+            if tag == "img":
+                self.pictures.append(("img", (attrs.get("alt") or "").strip()))
+            elif tag == "svg" and not any(t == "svg" for t, _ in self.stack):
+                named = [a.get("aria-label", "") for t, a in self.stack + [(tag, attrs)]
+                         if a.get("role") == "img"]
+                self.pictures.append(("svg", (named[-1] if named else "").strip()))
+            if "course-widget-static" in (attrs.get("class") or "").split():
+                self.widgets.append(attrs.get("data-widget", ""))
+        if tag not in self.VOID:
+            self.stack.append((tag, attrs))
+
+    def handle_endtag(self, tag):
+        if tag == "article":
+            self.in_article -= 1
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                break
+
+
+def pictures_of(html: str) -> _Pictures:
+    parser = _Pictures()
+    parser.feed(html)
+    return parser
+
+
+def test_the_picture_checker_sees_a_missing_text_alternative():
+    """The control for the checks below: an unnamed SVG and an image without alt are found."""
+    found = pictures_of('<article><div role="img" aria-label="A tree"><svg><g/></svg></div>'
+                        '<svg></svg><img src="x.png"><img src="y.png" alt="a plot"></article>')
+    assert found.pictures == [("svg", "A tree"), ("svg", ""), ("img", ""), ("img", "a plot")]
+
+
+def _executed_notebook(name: str) -> dict:
+    cached = sorted((ROOT / "build" / "docs-cache" / "executed").glob(f"{name}.*.ipynb"),
+                    key=lambda p: p.stat().st_mtime)
+    assert cached, f"no executed copy of {name} in build/docs-cache"
+    return json.loads(cached[-1].read_text(encoding="utf-8"))
+
+
+def _picture_outputs(nb: dict) -> int:
+    count = 0
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            html = "".join(data.get("text/html", ""))
+            if "<svg" in html or "<img" in html or "image/png" in data or "image/svg+xml" in data:
+                count += 1
+    return count
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_every_lesson_is_a_page_with_its_pictures_named(site, name):
+    page = site / "lessons" / f"{name}.html"
+    assert page.is_file(), f"lessons/{name}.ipynb has no page"
+    html = page.read_text(encoding="utf-8")
+    found = pictures_of(html)
+    source = (ROOT / "lessons" / f"{name}.ipynb").read_text(encoding="utf-8")
+    expected = _picture_outputs(_executed_notebook(name))
+    if re.search(r"draw_tree|legend\(|plot_|explorer|step_through|drill\(", source):
+        assert expected > 0 and len(found.pictures) > 0, name
+    assert len(found.pictures) >= expected, (name, len(found.pictures), expected)
+    unnamed = [kind for kind, alt in found.pictures if not alt]
+    assert not unnamed, f"{name}: {len(unnamed)} picture(s) without a text alternative"
+    # every tree picture carries its outline too ("The tree in text")
+    assert html.count('class="course-picture"') <= html.count("course-picture-text") + \
+        html.count("Picture: Legend.") + html.count("Picture of a graph."), name
+
+
+def test_widgets_show_their_static_fallback(site):
+    """An explorer on a static page: its first state as a named picture, and the line that says
+    it is interactive elsewhere."""
+    expected = {"01_minimax": {"StepThrough", "DrillWidget"},
+                "02_alpha_beta": {"StepThrough", "OrderingExplorer", "DrillWidget", "PlayWidget"},
+                "04_chance": {"ChancePruningExplorer", "DrillWidget", "PlayWidget"},
+                "05_bounded_suboptimal": {"StepThrough", "EpsilonExplorer", "DrillWidget"}}
+    for name, widgets in expected.items():
+        html = (site / "lessons" / f"{name}.html").read_text(encoding="utf-8")
+        found = pictures_of(html)
+        assert widgets <= set(found.widgets), (name, found.widgets)
+        assert "Interactive in JupyterLab and in the browser edition" in html
+        assert "application/vnd.jupyter.widget-view+json" not in html
+    explorer = (site / "lessons" / "05_bounded_suboptimal.html").read_text(encoding="utf-8")
+    block = explorer[explorer.index('data-widget="EpsilonExplorer"'):]
+    block = block[:block.index("</figure>")]
+    assert 'role="img" aria-label="' in block and "<svg" in block and "ε" in block
+
+
+def test_each_lesson_page_has_its_launch_and_download_buttons(site):
+    report = json.loads((site / ".course-lessons.json").read_text())
+    for name in LESSONS:
+        html = (site / "lessons" / f"{name}.html").read_text(encoding="utf-8")
+        download = re.search(r'<a class="course-button course-download" href="([^"]+)" download>',
+                             html)
+        assert download, name
+        copied = site / "lessons" / download.group(1)
+        assert copied.read_bytes() == (ROOT / "lessons" / f"{name}.ipynb").read_bytes()
+        launch = re.search(r'<a class="course-button course-launch" href="([^"]+)"', html)
+        if report["lite"]:
+            assert launch, name
+            url = urlsplit(launch.group(1).replace("&amp;", "&"))
+            app = (site / "lessons" / url.path).resolve()
+            assert app.is_file() and app.relative_to(site.resolve()).parts[0] == "lite", url
+            (path,) = parse_qs(url.query)["path"]
+            assert path == f"lessons/{name}.ipynb"
+            assert (site / "lite" / "files" / path).is_file(), path
+        else:
+            assert launch is None and "The browser edition was not built with this site" in html
+            assert report["lite_missing"] in html
+
+
+def test_math_is_served_by_the_site(site):
+    html = (site / "lessons" / "04_chance.html").read_text(encoding="utf-8")
+    assert html.count('class="math notranslate nohighlight"') > 50
+    scripts = re.findall(r'<script[^>]*src="([^"]+)"', html)
+    assert any(s.split("?")[0].endswith("_static/mathjax/tex-mml-chtml.js") for s in scripts), scripts
+    assert not [s for s in scripts if "://" in s or s.startswith("//")], scripts
+    assert (site / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
+
+
+def test_the_legend_page_is_generated_from_the_legend(site):
+    from course.draw.legend import LEGEND_ENTRIES
+
+    html = (site / "student" / "pictures.html").read_text(encoding="utf-8")
+    rows = re.findall(r'<tr id="legend-([\w-]+)">', html)
+    assert rows == [key for key, *_ in LEGEND_ENTRIES]
+    for _, _, _, text in LEGEND_ENTRIES:
+        assert text.split("\n")[0].split(";")[0] in html
+    assert 'id="legend_max"' in html
+    assert all(alt for _, alt in pictures_of(html).pictures)
+
+
+def test_the_validate_page_shows_a_real_failure(site):
+    html = (site / "student" / "validate.html").read_text(encoding="utf-8")
+    assert "WrongValue: minimax value on AIMA figure 5.2 (case 1 of 3)" in html
+    assert "Likely mistake" in html
+
+
+def test_the_extension_doctests():
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import course_lessons
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    result = doctest.testmod(course_lessons)
+    assert result.attempted >= 8 and result.failed == 0
+
+
+def test_a_lesson_without_a_page_fails_the_build(tmp_path):
+    """A notebook added to lessons/ without docs/lessons/<name>.md: the build says so and fails
+    (run on a copy of docs/ whose lessons folder lacks one page; no lesson is executed)."""
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS, docs, ignore=shutil.ignore_patterns("__pycache__"))
+    (docs / "lessons" / f"{LESSONS[-1]}.md").unlink()
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "dummy", str(docs),
+                           str(tmp_path / "out"), *_THIS_REPOSITORY],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode != 0
+    assert f"lessons/{LESSONS[-1]}.ipynb has no page" in done.stderr
