@@ -249,6 +249,9 @@ class LabServer:
             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
             "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=",
+            # the same server shows Notebook 7 at /tree and /notebooks/...: there too the
+            # application is published as window.jupyterapp (see Notebook7 below)
+            "--JupyterNotebookApp.expose_app_in_browser=True",
             "--ServerApp.terminals_enabled=False",
             *extra_args,
         ]
@@ -779,3 +782,85 @@ class Lab:
         self.page.locator(".jp-Dialog .jp-mod-accept").click()
         self.page.locator(".jp-Dialog").wait_for(state="detached")
         return outcome, text
+
+
+# --- Jupyter Notebook 7 --------------------------------------------------------------------
+
+class Notebook7(Lab):
+    """One browser page showing Jupyter Notebook 7 (the ``notebook`` package) on a
+    :class:`LabServer`, which serves it at ``/tree`` and ``/notebooks/<path>``.
+
+    Notebook 7 is built from JupyterLab's own pieces (the same notebook panel, cells, output
+    areas and widget manager), so the observers of :class:`Lab` work unchanged; what differs is
+    the shell around them: one document per browser page, opened by its URL, and its own menu
+    bar.  The server publishes Notebook 7's application as ``window.jupyterapp`` too
+    (``--JupyterNotebookApp.expose_app_in_browser``).
+
+    Parameters
+    ----------
+    page : playwright.sync_api.Page
+        A page of a running browser.
+    server : LabServer
+        The server the page talks to.
+    """
+
+    def notebook_url(self, path: str) -> str:
+        """The address a student opens: ``/notebooks/<path>`` with the token in the query.
+
+        Examples
+        --------
+        >>> server = LabServer(root=Path("."), home=Path("."), port=8888, token="t", process=None)
+        >>> Notebook7(_NoPage(), server).notebook_url("lessons/02_alpha_beta.ipynb")
+        'http://127.0.0.1:8888/notebooks/lessons/02_alpha_beta.ipynb?token=t'
+        """
+        from urllib.parse import quote
+        return f"{self.server.base_url}notebooks/{quote(path.strip('/'))}?token={self.server.token}"
+
+    def load(self, timeout: float = 60.0) -> None:
+        """Show Notebook 7's file listing (``/tree``) and wait until its application runs."""
+        self.page.goto(f"{self.server.base_url}tree?token={self.server.token}")
+        self.page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)",
+                                    timeout=timeout * 1000)
+
+    def open(self, path: str, timeout: float = 60.0) -> None:
+        """Open the notebook at ``path`` (relative to the root) by its URL, as Notebook 7's file
+        listing does, and wait until its kernel is idle and every cell is in the page."""
+        self.page.goto(self.notebook_url(path))
+        self.page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)",
+                                    timeout=timeout * 1000)
+        self._wait_notebook_ready(path, timeout)
+
+    def open_from_file_browser(self, path: str, timeout: float = 60.0) -> None:
+        """Notebook 7 opens a notebook in a page of its own: the same as :meth:`open`."""
+        self.open(path, timeout)
+
+    def menu(self, menu: str, item: str) -> None:
+        """Click Notebook 7's menu ``menu`` (e.g. ``"Run"``), then its entry ``item``."""
+        self.page.locator("#menu-panel .lm-MenuBar-item", has_text=re.compile(
+            rf"^{re.escape(menu)}$")).click()
+        entry = self.page.locator(".lm-Menu .lm-Menu-item", has=self.page.locator(
+            ".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$"))).first
+        entry.wait_for(state="visible")
+        entry.click()
+
+    def close_all(self) -> None:
+        """Leave the notebook without saving, shut every kernel down, show an empty page."""
+        try:
+            self.dismiss_dialogs()
+            self.page.evaluate("""async () => {
+                const app = window.jupyterapp;
+                if (!app) return;
+                const w = app.shell.currentWidget;
+                if (w && w.context && w.context.model) w.context.model.dirty = false;
+                await app.serviceManager.sessions.shutdownAll();
+            }""")
+        except Exception:  # noqa: BLE001 - a wedged page is left anyway
+            pass
+        self.page.goto("about:blank")
+
+
+class _NoPage:
+    """A stand-in page for doctests: records the handlers it is given, does nothing else."""
+
+    def on(self, event: str, handler: Any) -> None:
+        pass

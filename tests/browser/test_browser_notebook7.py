@@ -1,0 +1,258 @@
+"""Pictures and explorers in Jupyter Notebook 7 as in JupyterLab (issue 21), checked in Chromium.
+
+Notebook 7 (the ``notebook`` package, which nbgrader 0.9 depends on, so every course install
+has it) is what a student gets from ``jupyter notebook``.  It is built from JupyterLab's pieces
+but is its own application: one document per page, its own shell, menus, keyboard shortcuts and
+CSS.  The session's JupyterLab server (``lab_server``) serves it too, at ``/notebooks/<path>``;
+these tests open the lessons there in a page of their own (the session's browser, a second
+context), so no server is started for them.
+
+* Run > Run All Cells on a lesson draws every picture: every static figure (its SVG has nodes),
+  every plot image (decoded, non-empty) and every explorer (its SVG has nodes); no picture says
+  "Cannot draw this picture", no output is an error; axe-core finds no WCAG 2.1 A/AA violation
+  in the outputs.  Lesson 05 (an ε explorer, a step-through and games) and lesson 02.
+* An explorer's "tree in text" is a WAI-ARIA tree in Notebook 7 as well: Tab lands on its root,
+  arrow keys move between tree items, and Notebook 7's own shortcuts do not take those keys.
+
+Screenshots go to the test's temporary folder, and to ``$COURSE_SHOTS`` (as ``nb7-*.png``) when
+that variable names a folder.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lab_driver import Notebook7
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+LESSONS = ["lessons/02_alpha_beta.ipynb", "lessons/05_bounded_suboptimal.ipynb"]
+FOLDER = "_browser_notebook7"
+
+# Every picture in the notebook's outputs, and what is wrong with any of them: a static figure
+# or explorer whose SVG has no node, an image that did not decode, an explorer still waiting or
+# showing an error, any output saying "Cannot draw this picture".  A view given no picture yet
+# (a game's search tree before the first move) says "No picture." and is counted apart.
+_JS_PICTURES = """() => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  const outs = Array.from(panel.querySelectorAll('.jp-OutputArea-output'));
+  const drawn = {figures: 0, images: 0, explorers: 0, empty: 0}, wrong = [];
+  for (const out of outs) {
+    for (const fig of out.querySelectorAll('.course-picture')) {
+      fig.querySelector('[role=img] svg g.node') ? drawn.figures++
+        : wrong.push('static figure without nodes: ' + fig.textContent.slice(0, 80));
+    }
+    for (const img of out.querySelectorAll('img')) {
+      img.complete && img.naturalWidth > 0 ? drawn.images++
+        : wrong.push('image not decoded: ' + (img.alt || img.src).slice(0, 80));
+    }
+    for (const view of out.querySelectorAll('.course-tree-view')) {
+      const error = (view.querySelector('.ctv-error') || {}).textContent || '';
+      if (error.trim()) wrong.push('explorer: ' + error.trim().slice(0, 160));
+      else if ((view.querySelector('.ctv-port') || {getAttribute: () => ''})
+                 .getAttribute('aria-label') === 'No picture.') drawn.empty++;   // nothing yet (a game before its first move)
+      else if (!view.querySelector('.ctv-port svg g.node')) {
+        const cell = out.closest('.jp-Cell'), port = view.querySelector('.ctv-port');
+        wrong.push('explorer not drawn in cell ' + Array.from(cell.parentNode.children).indexOf(cell) +
+                   ': ' + (port ? port.getAttribute('aria-label') : 'no viewport'));
+      }
+      else drawn.explorers++;
+    }
+    if (out.textContent.includes('Cannot draw this picture'))
+      wrong.push('says: ' + out.textContent.slice(out.textContent.indexOf('Cannot draw'), 200));
+  }
+  return {drawn, wrong};
+}"""
+
+# True once every explorer of the page has drawn or said why not.
+_JS_EXPLORERS_SETTLED = """() => Array.from(document.querySelectorAll(
+    '.jp-NotebookPanel:not(.lm-mod-hidden) .course-tree-view')).every(v =>
+      v.querySelector('.ctv-port svg g.node') ||
+      (v.querySelector('.ctv-error') || {}).textContent.trim() ||
+      (v.querySelector('.ctv-port') || {getAttribute: () => ''}).getAttribute('aria-label') === 'No picture.')"""
+
+
+def _shoot(page, tmp_path: Path, name: str, *, full_page: bool = False) -> Path:
+    """Save a screenshot in the test's folder, and in ``$COURSE_SHOTS`` as ``nb7-<name>.png``."""
+    target = tmp_path / f"nb7-{name}.png"
+    page.screenshot(path=str(target), full_page=full_page)
+    shots = os.environ.get("COURSE_SHOTS")
+    if shots and Path(shots).is_dir():
+        target.replace(Path(shots) / target.name)
+        return Path(shots) / target.name
+    return target
+
+
+@pytest.fixture(scope="module")
+def _nb7_page(browser, lab_server):
+    """One Notebook 7 page for the module, in its own context of the session's browser."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    notebook7 = Notebook7(page, lab_server)
+    notebook7.load()
+    yield notebook7
+    notebook7.close_all()
+    context.close()
+
+
+@pytest.fixture
+def nb7(_nb7_page, tmp_path):
+    """Notebook 7 in the browser, on an empty page at the start and end of the test."""
+    _nb7_page.console_errors.clear()
+    yield _nb7_page
+    _nb7_page.close_all()
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_run_all_draws_every_picture_in_notebook7(nb7, lesson, axe, tmp_path):
+    start = time.monotonic()
+    nb7.open(lesson)
+    assert nb7.page.evaluate("() => window.jupyterapp.name") == "Jupyter Notebook"
+    state = nb7.run_all(timeout=240)
+    ran = time.monotonic() - start
+    problems = nb7.error_report()
+    assert not problems, f"{lesson} shows errors after Run All Cells in Notebook 7:\n" + \
+        "\n".join(problems)
+    unnumbered = [i for i, c in enumerate(state["cells"]) if c["type"] == "code"
+                  and c["source"].strip() and not any(ch.isdigit() for ch in c["prompt"])]
+    assert not unnumbered, f"{lesson}: cells {unnumbered} were not run by Run All Cells"
+    nb7.page.wait_for_function(_JS_EXPLORERS_SETTLED, timeout=60_000)
+    pictures = nb7.page.evaluate(_JS_PICTURES)
+    name = Path(lesson).stem
+    shot = _shoot(nb7.page, tmp_path, name, full_page=True)
+    print(f"{lesson}: Run All {ran:.1f} s; drawn {pictures['drawn']}; screenshot {shot}")
+    assert not pictures["wrong"], f"{lesson} in Notebook 7: {pictures['wrong'][:5]}"
+    expected_figures = sum(c["source"].count("draw_tree(") for c in state["cells"]
+                           if c["type"] == "code")
+    assert pictures["drawn"]["figures"] + pictures["drawn"]["explorers"] >= expected_figures, \
+        pictures["drawn"]
+    assert pictures["drawn"]["explorers"] >= 1, f"{lesson}: no explorer drawn {pictures['drawn']}"
+    violations = axe.run_axe(nb7.page, include=[".jp-NotebookPanel:not(.lm-mod-hidden) "
+                                                ".jp-OutputArea-output"])
+    assert not violations, f"{lesson} in Notebook 7: " + axe.describe_violations(violations)
+
+
+@pytest.fixture(scope="module")
+def explorer_notebook(lab_server):
+    folder = lab_server.root / FOLDER
+    folder.mkdir(exist_ok=True)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in KEYS_CELLS] + [
+        nbformat.v4.new_markdown_cell("After the explorers.")]
+    nbformat.write(nb, folder / "keys.ipynb")
+    return f"{FOLDER}/keys.ipynb"
+
+
+KEYS_CELLS = [
+    "from course.widgets import epsilon_explorer, ordering_explorer\nepsilon_explorer()",
+    "ordering_explorer()",
+    "from course.play import play_tictactoe\nplay_tictactoe()",
+]
+
+
+def _active(page) -> dict:
+    return page.evaluate("""() => {
+        const a = document.activeElement;
+        return {role: a.getAttribute('role'), level: a.getAttribute('aria-level'),
+                pos: a.getAttribute('aria-posinset'), node: a.dataset ? a.dataset.node : null,
+                expanded: a.getAttribute('aria-expanded'), label: a.getAttribute('aria-label')};
+    }""")
+
+
+def _active_cell(page) -> int:
+    return page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex")
+
+
+def test_explorers_by_keyboard_in_notebook7(nb7, explorer_notebook, axe, tmp_path):
+    """Notebook 7 reads shortcuts on the way down (capture phase), before a widget sees the
+    key; JupyterLab on the way up.  Each control must keep its keys in both."""
+    nb7.open(explorer_notebook)
+    nb7.run_all()
+    assert nb7.error_report() == []
+    page = nb7.page
+    page.wait_for_function(_JS_EXPLORERS_SETTLED, timeout=60_000)
+    assert page.evaluate(_JS_PICTURES)["wrong"] == []
+    view = nb7.output_locator(0)
+    failures = []
+
+    # -- the explorer's tree view: Tab to the root, arrows move between tree items -------------
+    summary = view.locator("details.ctv-text > summary").first
+    summary.focus()
+    page.keyboard.press("Enter")                          # open "The tree in text"
+    page.keyboard.press("Tab")                            # one Tab stop: the root
+    active_cell = _active_cell(page)
+    root = _active(page)
+    assert root["role"] == "treeitem" and root["level"] == "1" and root["node"] == "n", root
+    page.keyboard.press("ArrowDown")
+    child = _active(page)
+    if (child["role"], child["level"], child["pos"], child["node"]) != ("treeitem", "2", "1", "n_0"):
+        failures.append(f"tree: ArrowDown from the root went to {child}, cell "
+                        f"{_active_cell(page)} active (was {active_cell})")
+    else:
+        page.keyboard.press("ArrowDown")
+        assert _active(page)["level"] == "3", _active(page)
+        if _active(page)["expanded"] == "true":
+            page.keyboard.press("ArrowLeft")              # an open node closes first
+        page.keyboard.press("ArrowLeft")                  # then Left goes to its parent
+        assert _active(page)["node"] == "n_0"
+        page.keyboard.press("ArrowLeft")                  # an open node closes
+        assert _active(page)["expanded"] == "false"
+        page.keyboard.press("ArrowRight")
+        assert _active(page)["expanded"] == "true"
+        page.keyboard.press("End")
+        assert _active(page)["role"] == "treeitem" and _active(page)["node"] != "n"
+        page.keyboard.press("Home")
+        assert _active(page)["node"] == "n"
+        page.keyboard.press("ArrowDown")
+        assert _active(page)["node"] == "n_0", "the focus left the tree"
+        assert view.locator("svg .ctv-ring").count() == 1, "the node in focus is not ringed"
+        if _active_cell(page) != active_cell:
+            failures.append("tree: Notebook 7 moved its active cell on the tree's keys")
+    _shoot(page, tmp_path, "tree-keys")
+
+    # -- the ε slider: ArrowRight moves the handle, not the notebook ---------------------------
+    handle = view.locator(".widget-slider .noUi-handle").first
+    handle.focus()
+    before, cell = handle.get_attribute("aria-valuenow"), _active_cell(page)
+    page.keyboard.press("ArrowRight")
+    try:
+        page.wait_for_function("([h, b]) => h.getAttribute('aria-valuenow') !== b",
+                               arg=[handle.element_handle(), before], timeout=3_000)
+    except Exception:  # noqa: BLE001 - reported below with the others
+        failures.append(f"slider {handle.get_attribute('aria-label')!r}: ArrowRight left it at "
+                        f"{before}, focus on {_active(page)}")
+    if _active_cell(page) != cell:
+        failures.append("slider: Notebook 7 moved its active cell on ArrowRight")
+
+    # -- the ordering dropdown: ArrowDown picks the next ordering, not the next cell -----------
+    select = nb7.output_locator(1).locator(".widget-dropdown select").first
+    select.focus()
+    before, cell = select.evaluate("s => s.selectedIndex"), _active_cell(page)
+    page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(300)
+    after = select.evaluate("s => s.selectedIndex")
+    if after == before or _active_cell(page) != cell:
+        failures.append(f"dropdown: ArrowDown went from option {before} to {after}, active cell "
+                        f"{cell} -> {_active_cell(page)}")
+
+    # -- the game board: arrow keys move between its squares -----------------------------------
+    square = nb7.output_locator(2).locator(".cp-cell[tabindex='0']").first
+    square.focus()
+    before, cell = _active(page)["label"], _active_cell(page)
+    page.keyboard.press("ArrowRight")
+    after = _active(page)["label"]
+    if after == before or _active_cell(page) != cell:
+        failures.append(f"board: ArrowRight went from {before!r} to {after!r}, active cell "
+                        f"{cell} -> {_active_cell(page)}")
+    assert not failures, "Notebook 7 took keys the course's controls need:\n" + "\n".join(failures)
+
+    violations = axe.run_axe(page, include=[".jp-OutputArea-output"])
+    assert not violations, axe.describe_violations(violations)
