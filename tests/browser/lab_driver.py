@@ -824,7 +824,9 @@ class Notebook7(Lab):
 
     def open(self, path: str, timeout: float = 60.0) -> None:
         """Open the notebook at ``path`` (relative to the root) by its URL, as Notebook 7's file
-        listing does, and wait until its kernel is idle and every cell is in the page."""
+        listing does, and wait until its kernel is idle and every cell is in the page.  The
+        notebook shown before is left without saving and its kernel shut down."""
+        self.close_all()
         self.page.goto(self.notebook_url(path))
         self.page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)",
                                     timeout=timeout * 1000)
