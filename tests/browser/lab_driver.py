@@ -786,6 +786,32 @@ class Lab:
 
 # --- Jupyter Notebook 7 --------------------------------------------------------------------
 
+def notebook7_url(base_url: str, path: str, token: str = "") -> str:
+    """The address of notebook ``path`` in Jupyter Notebook 7: ``/notebooks/<path>``.
+
+    Parameters
+    ----------
+    base_url : str
+        The server's base URL, ending in ``/`` (:attr:`LabServer.base_url`).
+    path : str
+        The notebook's path relative to the server's root (quoted for the URL).
+    token : str, optional
+        The access token, put in the query when given.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> notebook7_url("http://127.0.0.1:8888/", "lessons/02 alpha.ipynb", "t")
+    'http://127.0.0.1:8888/notebooks/lessons/02%20alpha.ipynb?token=t'
+    """
+    from urllib.parse import quote
+    url = f"{base_url}notebooks/{quote(path.strip('/'))}"
+    return f"{url}?token={token}" if token else url
+
+
 class Notebook7(Lab):
     """One browser page showing Jupyter Notebook 7 (the ``notebook`` package) on a
     :class:`LabServer`, which serves it at ``/tree`` and ``/notebooks/<path>``.
@@ -805,16 +831,8 @@ class Notebook7(Lab):
     """
 
     def notebook_url(self, path: str) -> str:
-        """The address a student opens: ``/notebooks/<path>`` with the token in the query.
-
-        Examples
-        --------
-        >>> server = LabServer(root=Path("."), home=Path("."), port=8888, token="t", process=None)
-        >>> Notebook7(_NoPage(), server).notebook_url("lessons/02_alpha_beta.ipynb")
-        'http://127.0.0.1:8888/notebooks/lessons/02_alpha_beta.ipynb?token=t'
-        """
-        from urllib.parse import quote
-        return f"{self.server.base_url}notebooks/{quote(path.strip('/'))}?token={self.server.token}"
+        """The address a student opens for ``path``: see :func:`notebook7_url`."""
+        return notebook7_url(self.server.base_url, path, self.server.token)
 
     def load(self, timeout: float = 60.0) -> None:
         """Show Notebook 7's file listing (``/tree``) and wait until its application runs."""
@@ -860,9 +878,3 @@ class Notebook7(Lab):
             pass
         self.page.goto("about:blank")
 
-
-class _NoPage:
-    """A stand-in page for doctests: records the handlers it is given, does nothing else."""
-
-    def on(self, event: str, handler: Any) -> None:
-        pass
