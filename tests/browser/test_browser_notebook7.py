@@ -216,7 +216,7 @@ def test_controls_keep_their_keys_in_notebook7(nb7, tmp_path):
         assert view.locator("svg .ctv-ring").count() == 1, "the node in focus is not ringed"
         if _active_cell(page) != active_cell:
             failures.append("tree: Notebook 7 moved its active cell on the tree's keys")
-    _shoot(view, tmp_path, "tree-keys")
+    _shoot(page, tmp_path, "tree-keys")                  # the focused item, ringed
 
     def check(what: str, locator, key: str, read: str, *, type_text: str = "") -> None:
         """Focus ``locator``, press ``key`` (or type ``type_text``); ``read`` (a JS function of
