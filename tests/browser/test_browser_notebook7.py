@@ -15,7 +15,11 @@ context), so no server is started for them.
   takes the focus and the arrow keys move between its tree items; its slider and dropdown, a
   drill's menu and answer box and the game board take their keys; Notebook 7's own shortcuts
   (which it reads before a widget does, unlike JupyterLab) never move its active cell.
+* Saved and reloaded (Notebook 7 is one notebook per tab, and tabs get reloaded), lesson 02
+  draws the same pictures again with its kernel still running.
 
+Lesson 02 is run once for the last three tests (05 runs first; the later tests reuse the page
+and run it again only if they find it elsewhere), which keeps the module near 80 s.
 Screenshots go to the test's temporary folder, and to ``$COURSE_SHOTS`` (as ``nb7-*.png``) when
 that variable names a folder.
 """
@@ -32,7 +36,7 @@ from lab_driver import Notebook7
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-# 05 first: the keyboard test then finds lesson 02 run and shown, and does not run it again
+# 05 first: the keyboard and reload tests then find lesson 02 run and shown
 LESSONS = ["lessons/05_bounded_suboptimal.ipynb", "lessons/02_alpha_beta.ipynb"]
 KEYS_LESSON = "lessons/02_alpha_beta.ipynb"
 
@@ -249,3 +253,39 @@ def test_controls_keep_their_keys_in_notebook7(nb7, tmp_path):
     check("board", board.locator(".cp-cell[tabindex='0']").first, "ArrowRight",
           "el => document.activeElement.getAttribute('aria-label')")
     assert not failures, "Notebook 7 took keys the course's controls need:\n" + "\n".join(failures)
+
+
+def test_pictures_draw_again_after_saving_and_reloading(nb7, lab_server, tmp_path):
+    """Notebook 7 shows one notebook per browser tab, and students save and reload tabs: with
+    the kernel still running, every picture of lesson 02 (after the Run All above, else run
+    again) draws again from the saved outputs and the widget state the page gets back from the
+    kernel (Viz.js included).  The server's copy of the lesson is put back afterwards."""
+    served = lab_server.root / KEYS_LESSON
+    original = served.read_bytes()
+    state = nb7.state()
+    if not (state and state["path"] == KEYS_LESSON):
+        nb7.open(KEYS_LESSON)
+        nb7.run_all(timeout=240)
+    page = nb7.page
+    page.wait_for_function(_JS_EXPLORERS_SETTLED, timeout=60_000)
+    before = page.evaluate(_JS_PICTURES)["drawn"]
+    try:
+        nb7.menu("File", "Save Notebook")
+        page.wait_for_function(
+            "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+        start = time.monotonic()
+        page.reload()
+        page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)")
+        nb7._wait_notebook_ready(KEYS_LESSON, 60)
+        page.wait_for_function(
+            "n => document.querySelectorAll('.jp-NotebookPanel .course-tree-view').length >= n",
+            arg=before["explorers"] + before["empty"], timeout=30_000)
+        page.wait_for_function(_JS_EXPLORERS_SETTLED, timeout=30_000)
+        after = page.evaluate(_JS_PICTURES)
+        print(f"after saving and reloading: {after['drawn']} in {time.monotonic() - start:.1f} s")
+        _shoot(page.locator(".jp-OutputArea-output:has(.course-explorer .course-tree-view)")
+               .first, tmp_path, "reloaded-explorer")
+    finally:
+        served.write_bytes(original)
+    assert not after["wrong"], after["wrong"][:5]
+    assert after["drawn"] == before, (before, after["drawn"])
