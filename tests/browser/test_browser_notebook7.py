@@ -35,7 +35,6 @@ from lab_driver import Notebook7
 
 pytestmark = pytest.mark.browser
 
-REPO = Path(__file__).resolve().parents[2]
 # 05 first: the keyboard and reload tests then find lesson 02 run and shown
 LESSONS = ["lessons/05_bounded_suboptimal.ipynb", "lessons/02_alpha_beta.ipynb"]
 KEYS_LESSON = "lessons/02_alpha_beta.ipynb"
