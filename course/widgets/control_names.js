@@ -27,6 +27,23 @@ function nameControls(box) {
   }
 }
 
+// Notebook shortcuts stay out of this widget (issue 21).  Lumino skips its key bindings for a
+// key whose target, or an ancestor below the matching one, carries data-lm-suppress-shortcuts;
+// but the notebook's bindings (arrows, letters) match the focused element itself
+// (".jp-Notebook.jp-mod-commandMode :focus"), so only the attribute on that element stops them.
+// JupyterLab reads keys on the way up, after our handlers (preventDefault is enough there);
+// Jupyter Notebook 7 reads them on the way down, before any handler here: without this, its
+// ArrowDown moves to the next cell instead of the next tree node, slider value, option or square.
+function keepKeys(root) {
+  root.setAttribute("data-lm-suppress-shortcuts", "true");
+  root.addEventListener("focusin", (event) => {
+    const target = event.target;
+    if (target && target.setAttribute && !target.hasAttribute("data-lm-suppress-shortcuts")) {
+      target.setAttribute("data-lm-suppress-shortcuts", "true");
+    }
+  });
+}
+
 function render({ el }) {
   el.style.display = "none";
   let observer = null;
@@ -38,7 +55,7 @@ function render({ el }) {
       if (tries++ < 50) setTimeout(attach, 100);
       return;
     }
-    box.setAttribute("data-lm-suppress-shortcuts", "true");
+    keepKeys(box);
     nameControls(box);
     observer = new MutationObserver(() => nameControls(box));
     observer.observe(box, { subtree: true, childList: true, characterData: true });

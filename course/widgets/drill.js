@@ -74,6 +74,23 @@ function element(tag, attrs = {}, ...children) {
 
 let uid = 0;
 
+// Notebook shortcuts stay out of this widget (issue 21).  Lumino skips its key bindings for a
+// key whose target, or an ancestor below the matching one, carries data-lm-suppress-shortcuts;
+// but the notebook's bindings (arrows, letters) match the focused element itself
+// (".jp-Notebook.jp-mod-commandMode :focus"), so only the attribute on that element stops them.
+// JupyterLab reads keys on the way up, after our handlers (preventDefault is enough there);
+// Jupyter Notebook 7 reads them on the way down, before any handler here: without this, its
+// ArrowDown moves to the next cell instead of the next tree node, slider value, option or square.
+function keepKeys(root) {
+  root.setAttribute("data-lm-suppress-shortcuts", "true");
+  root.addEventListener("focusin", (event) => {
+    const target = event.target;
+    if (target && target.setAttribute && !target.hasAttribute("data-lm-suppress-shortcuts")) {
+      target.setAttribute("data-lm-suppress-shortcuts", "true");
+    }
+  });
+}
+
 function render({ model, el }) {
   if (!document.getElementById("course-drill-css")) {
     const style = element("style", { id: "course-drill-css" });
@@ -82,7 +99,7 @@ function render({ model, el }) {
   }
   const id = `cd${++uid}`;
   el.classList.add("course-drill");
-  el.setAttribute("data-lm-suppress-shortcuts", "true");
+  keepKeys(el);
   const section = model.get("section");
   const live = element("div", { className: "cd-sr", "aria-live": "polite", role: "status" });
   const root = element("div", { role: "region", "aria-label": section === "top"

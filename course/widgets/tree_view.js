@@ -573,6 +573,23 @@ function restyle(svg, old, next, places) {
   return true;
 }
 
+// Notebook shortcuts stay out of this widget (issue 21).  Lumino skips its key bindings for a
+// key whose target, or an ancestor below the matching one, carries data-lm-suppress-shortcuts;
+// but the notebook's bindings (arrows, letters) match the focused element itself
+// (".jp-Notebook.jp-mod-commandMode :focus"), so only the attribute on that element stops them.
+// JupyterLab reads keys on the way up, after our handlers (preventDefault is enough there);
+// Jupyter Notebook 7 reads them on the way down, before any handler here: without this, its
+// ArrowDown moves to the next cell instead of the next tree node, slider value, option or square.
+function keepKeys(root) {
+  root.setAttribute("data-lm-suppress-shortcuts", "true");
+  root.addEventListener("focusin", (event) => {
+    const target = event.target;
+    if (target && target.setAttribute && !target.hasAttribute("data-lm-suppress-shortcuts")) {
+      target.setAttribute("data-lm-suppress-shortcuts", "true");
+    }
+  });
+}
+
 function render({ model, el }) {
   const root = document.createElement("div");
   root.className = "course-tree-view";
@@ -612,6 +629,7 @@ function render({ model, el }) {
   root.append(style, bar, port, message, text, legend);
   if (model.get("announce") !== false) root.append(live);
   el.appendChild(root);
+  keepKeys(root);
   let lastAlt = null;
   // "The tree in text": the WAI-ARIA tree view pattern (role tree / treeitem / group, one Tab
   // stop, arrows move node by node).  The node in focus is ringed in the picture and kept in
