@@ -1044,6 +1044,9 @@ function render({ model, el }) {
     }
     fresh.removeAttribute("width");
     fresh.removeAttribute("height");
+    // the port is the image, named by the summary; the SVG's <title>s are Graphviz ids
+    fresh.setAttribute("aria-hidden", "true");
+    fresh.setAttribute("focusable", "false");
     try {
       settle(fresh, next, linePlaces);
     } catch (error) {
