@@ -58,6 +58,9 @@ PIPLITE_PACKAGES = ("ipywidgets", "anywidget", "comm", "psygnal", "jupyterlab_wi
 KERNEL_LOCKED = ("micropip", "ipython", "jedi", "traitlets", "typing-extensions", "packaging")
 
 SETUP_TAG = "lite-setup"
+#: The site's kernel as the notebooks name it: JupyterLab starts the kernel whose name matches
+#: exactly, where "python3" (the lessons' ipykernel) is only matched by language.
+LITE_KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
 #: Code that needs numpy/matplotlib: the notebook's first cell then tries to load them.  (Random
 #: trees, Chen's trees and the explorers on them need neither: :mod:`course._pcg64` draws numpy's
 #: numbers in pure Python.)
@@ -66,20 +69,27 @@ NUMERIC = re.compile(r"\bnumpy\b|\bnp\.|course\.plots|\bplot_|matplotlib|selecti
 SHELL_COURSE = re.compile(r"^(\s*)!\{sys\.executable\}\s+-m\s+course\b(.*)$", re.MULTILINE)
 
 SETUP_CODE = '''\
-# JupyterLite edition: run this cell first. It installs the course into the Python that runs in
-# this browser tab (nothing is installed on your computer, and your work stays in this browser:
+# JupyterLite edition: run this cell first. It checks that the course is in the Python that runs
+# in this browser tab (nothing is installed on your computer, and your work stays in this browser:
 # use File > Download to keep a copy). Your instructor's nbgrader does the official grading.
 import sys
 
 if sys.platform == "emscripten":  # in the browser only; elsewhere this cell does nothing
-    %pip install ipywidgets anywidget
-    %pip install --no-deps course
-    import course  # also: a cell needing numpy/matplotlib that cannot load says so in one line
+    try:
+        import course  # this site loads it with Python itself, while the page opens
+    except ModuleNotFoundError:  # a site built without preloading: install it from the site
+        %pip install ipywidgets anywidget
+        %pip install --no-deps course
+        import course  # also: a cell needing numpy/matplotlib that cannot load says so in one line
 '''
+NUMERIC_TAG = "lite-numeric"
 NUMERIC_CODE = '''\
-    # This lesson's plots and numeric experiments need numpy and matplotlib, which come from
-    # Pyodide's CDN (or from this site, if it ships them): offline, each of those cells prints
-    # one line saying so, and the rest of the lesson runs.
+# JupyterLite edition: the cells below (plots, numeric experiments) need numpy and matplotlib,
+# which come from Pyodide's CDN (or from this site, if it ships them). This cell loads them;
+# offline, each of those cells prints one line saying so, and the rest of the lesson runs.
+import sys
+
+if sys.platform == "emscripten":  # in the browser only; elsewhere this cell does nothing
     try:
         %pip install numpy matplotlib
         import matplotlib, numpy  # a failed download is only logged: check they are here
@@ -101,29 +111,40 @@ class BuildError(RuntimeError):
 # ---------------------------------------------------------------------------------------------
 # notebooks
 # ---------------------------------------------------------------------------------------------
+def _added_cell(tag: str, code: str, nb: dict) -> dict:
+    cell = {"cell_type": "code", "execution_count": None, "id": tag,
+            "metadata": {"tags": [tag], "editable": False, "deletable": False},
+            "outputs": [], "source": code.splitlines(keepends=True)}
+    if nb.get("nbformat", 4) == 4 and nb.get("nbformat_minor", 0) < 5:
+        cell.pop("id")
+    return cell
+
+
 def lite_notebook(source: Path, target: Path) -> bool:
-    """Copy a notebook with the lite setup cell first; return whether it loads numpy."""
+    """Copy a notebook for the site; return whether it loads numpy.
+
+    The copy starts with the lite setup cell; numpy and matplotlib, when the notebook needs
+    them, are loaded by a cell of their own just before the first cell that does (so the first
+    cell stays quick); its kernelspec is the site's kernel (``python``, Pyodide), so JupyterLite
+    starts it without asking.
+    """
     nb = json.loads(source.read_text(encoding="utf-8"))
-    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
-    numeric = bool(NUMERIC.search(code))
-    for cell in nb["cells"]:
+    first_numeric = None
+    for i, cell in enumerate(nb["cells"]):
         if cell["cell_type"] == "code":
             text = "".join(cell["source"])
             new = SHELL_COURSE.sub(r"\1%run -m course\2", text)
             if new != text:
                 cell["source"] = new.splitlines(keepends=True)
-    setup = {
-        "cell_type": "code", "execution_count": None, "id": SETUP_TAG,
-        "metadata": {"tags": [SETUP_TAG], "editable": False, "deletable": False},
-        "outputs": [],
-        "source": (SETUP_CODE + (NUMERIC_CODE if numeric else "")).splitlines(keepends=True),
-    }
-    if nb.get("nbformat", 4) == 4 and nb.get("nbformat_minor", 0) < 5:
-        setup.pop("id")
-    nb["cells"].insert(0, setup)
+            if first_numeric is None and NUMERIC.search(text):
+                first_numeric = i
+    if first_numeric is not None:
+        nb["cells"].insert(first_numeric, _added_cell(NUMERIC_TAG, NUMERIC_CODE, nb))
+    nb["cells"].insert(0, _added_cell(SETUP_TAG, SETUP_CODE, nb))
+    nb.setdefault("metadata", {})["kernelspec"] = dict(LITE_KERNELSPEC)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return numeric
+    return first_numeric is not None
 
 
 def stage_contents(files: Path) -> list[str]:
@@ -298,6 +319,89 @@ def stage_npm_pyodide(core: Path, target: Path, version: str, python: str,
             "not_on_pypi": missing}
 
 
+#: Loaded by Pyodide itself while the kernel starts (``loadPyodideOptions.packages``), in one
+#: parallel batch, from the lock file: what the kernel would otherwise install one by one after
+#: Pyodide started (micropip, then piplite, then ipykernel, comm, pyodide-kernel, jedi, ipython
+#: -- the kernel skips each one named here), and the course with its widget libraries, which the
+#: first cell would otherwise install with ``%pip``.
+PRELOAD = tuple(dict.fromkeys(("micropip", "piplite", "ipykernel", "comm", "pyodide-kernel", "jedi",
+                               "ipython", "widgetsnbextension", *PIPLITE_PACKAGES, "course")))
+#: Wheels of the Pyodide kernel's own (its labextension's ``static/pypi``).
+KERNEL_WHEELS = ("piplite", "ipykernel", "pyodide_kernel", "widgetsnbextension")
+
+
+def kernel_extension_wheels() -> Path:
+    """The folder of the wheels the Pyodide kernel's labextension serves to piplite."""
+    from jupyter_core.paths import jupyter_path
+
+    for base in jupyter_path("labextensions"):
+        folder = Path(base) / "@jupyterlite" / "pyodide-kernel-extension" / "static" / "pypi"
+        if folder.is_dir():
+            return folder
+    raise BuildError("the Pyodide kernel's labextension (with its wheels) is not installed: "
+                     "pip install -e '.[lite]'")
+
+
+def wheel_metadata(wheel: Path) -> tuple[str, str, list[str], list[str]]:
+    """(name, version, required names without extras, top-level import names) of a wheel."""
+    import email.parser
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        meta_name = next(n for n in names if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
+        meta = email.parser.Parser().parsestr(archive.read(meta_name).decode())
+    requires = []
+    for line in meta.get_all("Requires-Dist") or []:
+        requirement, _, marker = line.partition(";")
+        if "extra" not in marker:
+            requires.append(re.split(r"[\s<>=!~\[(]", requirement.strip(), maxsplit=1)[0])
+    tops = set()
+    for name in names:
+        top = name.split("/")[0]
+        if top.endswith((".dist-info", ".data")) or top == "__pycache__":
+            continue
+        if "/" in name or top.endswith(".py"):
+            tops.add(top.removesuffix(".py"))
+    return meta["Name"], meta["Version"], requires, sorted(tops)
+
+
+def preload_wheels(lock: dict, target: Path, wheels: list[Path]) -> list[str]:
+    """Add ``wheels`` to the lock file (copied into ``target``, Pyodide's folder), each depending
+    on the packages it requires that are preloaded or shipped here (never on one only the CDN has:
+    the course requires numpy and matplotlib, which a lesson loads when it needs them)."""
+    packages = lock["packages"]
+    entries = {}
+    for wheel in wheels:
+        name, version, requires, imports = wheel_metadata(wheel)
+        entries[_norm(name)] = (wheel, name, version, requires, imports)
+    here = {k for k, e in packages.items() if "://" not in e["file_name"]} | set(entries)
+    key = {_norm(k): k for k in packages}
+    for norm, (wheel, name, version, requires, imports) in entries.items():
+        shutil.copy2(wheel, target / wheel.name)
+        depends = sorted({key.get(_norm(r), _norm(r)) for r in requires
+                          if key.get(_norm(r), _norm(r)) in here and _norm(r) != norm})
+        packages.pop(key.get(norm, norm), None)
+        packages[norm] = {"name": name, "version": version, "file_name": wheel.name,
+                          "install_dir": "site", "sha256": sha256(target / wheel.name),
+                          "package_type": "package", "imports": imports, "depends": depends,
+                          "unvendored_tests": False}
+    return sorted(entries)
+
+
+def newest_wheels(folder: Path, stems: tuple[str, ...]) -> list[Path]:
+    """The newest wheel in ``folder`` of each distribution ``stems`` names."""
+    def version(wheel: Path) -> tuple:
+        return tuple(int(p) if p.isdigit() else 0 for p in wheel.name.split("-")[1].split("."))
+    found = []
+    for stem in stems:
+        wheels = sorted(folder.glob(f"{stem}-*.whl"), key=version)
+        if not wheels:
+            raise BuildError(f"no {stem} wheel in {folder}")
+        found.append(wheels[-1])
+    return found
+
+
 def check_dist_matches(dist: Path, version: str, python: str) -> None:
     info = json.loads((dist / "pyodide-lock.json").read_text()).get("info", {})
     found = str(info.get("python", ""))
@@ -337,20 +441,35 @@ def build(output: Path = DEFAULT_OUTPUT, cache: Path = DEFAULT_CACHE,
     log(f"piplite wheels: {course_wheel.name}, {', '.join(others)}")
 
     report: dict = {"pyodide": version, "python": python}
+    pyodide_dir = stage / "static" / "pyodide"
     if pyodide_dist is not None:
         dist = local_pyodide(Path(pyodide_dist).resolve(), cache)
         check_dist_matches(dist, version, python)
-        (stage / "static").mkdir()
-        os.symlink(dist, stage / "static" / "pyodide", target_is_directory=True)
+        pyodide_dir.mkdir(parents=True)
+        for item in dist.iterdir():      # the distribution as it is, but for its lock file
+            if item.name != "pyodide-lock.json":
+                os.symlink(item, pyodide_dir / item.name, target_is_directory=item.is_dir())
+        shutil.copy2(dist / "pyodide-lock.json", pyodide_dir / "pyodide-lock.json")
         report["pyodide_source"] = f"local distribution {dist}"
     else:
         core = npm_pyodide(version, cache)
-        report.update(stage_npm_pyodide(core, stage / "static" / "pyodide", version, python,
-                                        cache))
+        report.update(stage_npm_pyodide(core, pyodide_dir, version, python, cache))
         report["pyodide_source"] = f"npm pyodide@{version} + PyPI wheels; other packages: CDN"
         if report["cdn_only_kernel_packages"]:
             log(f"warning: the kernel will load these from the CDN: "
                 f"{report['cdn_only_kernel_packages']}")
+    lock_path = pyodide_dir / "pyodide-lock.json"
+    lock = json.loads(lock_path.read_text())
+    report["preloaded"] = preload_wheels(
+        lock, pyodide_dir, [course_wheel, *(stage / "pypi" / name for name in others),
+                            *newest_wheels(kernel_extension_wheels(), KERNEL_WHEELS)])
+    missing = [name for name in PRELOAD if _norm(name) not in
+               {_norm(k) for k, e in lock["packages"].items() if "://" not in e["file_name"]}]
+    if missing:
+        raise BuildError(f"these packages would be preloaded but the site does not have them: "
+                         f"{missing}")
+    lock_path.write_text(json.dumps(lock, indent=1) + "\n")
+    log(f"preloaded with the kernel: {', '.join(PRELOAD)}")
 
     (stage / "jupyter-lite.json").write_text(json.dumps({
         "jupyter-lite-schema-version": 0,
@@ -359,7 +478,10 @@ def build(output: Path = DEFAULT_OUTPUT, cache: Path = DEFAULT_CACHE,
             # nbgrader's front end (installed here for the instructor) needs its server
             "disabledExtensions": ["@jupyter/nbgrader"],
             "litePluginSettings": {
-                "@jupyterlite/pyodide-kernel-extension:kernel": {"disablePyPIFallback": True},
+                "@jupyterlite/pyodide-kernel-extension:kernel": {
+                    "disablePyPIFallback": True,
+                    "loadPyodideOptions": {"packages": list(PRELOAD)},
+                },
             },
         },
     }, indent=2) + "\n")
