@@ -24,12 +24,23 @@ builds offline from package caches:
   (``pyodide-<version>.tar.bz2`` from Pyodide's GitHub releases, or the tarball itself) to ship
   it whole instead: the site then needs no network at all.
 
-Each notebook gets a first cell, added here and only in the site, that installs the course with
-piplite's ``%pip`` (and, in notebooks with plots or numeric experiments, loads numpy and
-matplotlib, saying so, and that offline those cells each print one line instead of running:
-:mod:`course._browser`), only when it runs in the browser: a notebook downloaded from the site
-and handed in runs unchanged in JupyterLab and in the sandboxed autograder.  ``!python -m course ...`` shell lines become
-``%run -m course ...`` (there is no shell in the browser).
+Start-up (issue 21: the first cell within 10 s of the page loading on 2 cores).  Pyodide loads
+the kernel's packages *and* the course with its widget libraries in one parallel batch while it
+starts (``loadPyodideOptions.packages``, entries added to the lock file), instead of the kernel
+installing micropip, piplite, ipykernel, ... one after another and the first cell installing the
+course with ``%pip``.  The standard library (npm's Pyodide ships it as sources) and every wheel
+loaded at start are precompiled to bytecode by Pyodide's own Python, run in Node.js at build time
+(cached in ``build/lite-cache/precompiled``): the kernel used to compile ~460 modules at every
+start.  Each notebook names the site's kernel (``python``), and the notebook tracker starts the default kernel
+for one naming another, so no "Select Kernel" dialog is shown.
+
+Each notebook gets a first cell, added here and only in the site, that checks the course is there
+(and installs it with piplite's ``%pip`` if a site was built without preloading); a notebook with
+plots or numeric experiments gets, just before the first cell that needs them, a cell loading numpy
+and matplotlib (saying so, and that offline those cells each print one line instead of running:
+:mod:`course._browser`).  Both run only in the browser: a notebook downloaded from the site and
+handed in runs unchanged in JupyterLab and in the sandboxed autograder.  ``!python -m course ...``
+shell lines become ``%run -m course ...`` (there is no shell in the browser).
 """
 from __future__ import annotations
 
@@ -350,7 +361,8 @@ def wheel_metadata(wheel: Path) -> tuple[str, str, list[str], list[str]]:
 
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-        meta_name = next(n for n in names if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
+        meta_name = next(n for n in names
+                         if n.endswith(".dist-info/METADATA") and n.count("/") == 1)
         meta = email.parser.Parser().parsestr(archive.read(meta_name).decode())
     requires = []
     for line in meta.get_all("Requires-Dist") or []:
@@ -543,7 +555,8 @@ def build(output: Path = DEFAULT_OUTPUT, cache: Path = DEFAULT_CACHE,
     (stage / "pypi").mkdir(parents=True)
 
     numeric = stage_contents(stage / "files")
-    log(f"notebooks staged; loading numpy first: {', '.join(numeric) or 'none'}")
+    log(f"notebooks staged; numpy/matplotlib loaded by a cell of their own in: "
+        f"{', '.join(numeric) or 'none'}")
     course_wheel = build_course_wheel(stage / "pypi", cache)
     others = piplite_wheels(stage / "pypi", cache, python)
     log(f"piplite wheels: {course_wheel.name}, {', '.join(others)}")
@@ -600,6 +613,11 @@ def build(output: Path = DEFAULT_OUTPUT, cache: Path = DEFAULT_CACHE,
             "appName": "Game-tree search course",
             # nbgrader's front end (installed here for the instructor) needs its server
             "disabledExtensions": ["@jupyter/nbgrader"],
+            # a notebook naming another kernel (one uploaded by a student) starts this one, the
+            # only one, instead of asking ("Select Kernel"); the site's own notebooks name it
+            "settingsOverrides": {
+                "@jupyterlab/notebook-extension:tracker": {"autoStartDefaultKernel": True},
+            },
             "litePluginSettings": {
                 "@jupyterlite/pyodide-kernel-extension:kernel": {
                     "disablePyPIFallback": True,
