@@ -31,8 +31,8 @@ installing micropip, piplite, ipykernel, ... one after another and the first cel
 course with ``%pip``.  The standard library (npm's Pyodide ships it as sources) and every wheel
 loaded at start are precompiled to bytecode by Pyodide's own Python, run in Node.js at build time
 (cached in ``build/lite-cache/precompiled``): the kernel used to compile ~460 modules at every
-start.  Each notebook names the site's kernel (``python``), and the notebook tracker starts the default kernel
-for one naming another, so no "Select Kernel" dialog is shown.
+start.  Each notebook names the site's kernel (``python``), and the notebook tracker starts the
+default kernel for one naming another, so no "Select Kernel" dialog is shown.
 
 Each notebook gets a first cell, added here and only in the site, that checks the course is there
 (and installs it with piplite's ``%pip`` if a site was built without preloading); a notebook with
