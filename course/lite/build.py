@@ -589,9 +589,10 @@ def build(output: Path = DEFAULT_OUTPUT, cache: Path = DEFAULT_CACHE,
     if missing:
         raise BuildError(f"these packages would be preloaded but the site does not have them: "
                          f"{missing}")
+    loaded_at_start = set(lock_closure(lock["packages"], PRELOAD))
     local = {name: e for name, e in lock["packages"].items()
              if "://" not in e["file_name"] and e["file_name"].endswith(".whl")
-             and name in lock_closure(lock["packages"], PRELOAD)}
+             and name in loaded_at_start}
     stdlib = pyodide_dir / "python_stdlib.zip"
     with zipfile.ZipFile(stdlib) as archive:
         stdlib_sources = any(n.endswith(".py") for n in archive.namelist())
