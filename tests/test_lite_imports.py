@@ -156,7 +156,7 @@ def test_lite_setup_cell_is_inert_outside_the_browser(tmp_path):
 
     from IPython.core.inputtransformer2 import TransformerManager
 
-    from course.lite.build import NUMERIC_CODE, SETUP_CODE, lite_notebook
+    from course.lite.build import NUMERIC, NUMERIC_CODE, SETUP_CODE, lite_notebook
     from course.sandbox.inside import plain_python
 
     for code in (SETUP_CODE, SETUP_CODE + NUMERIC_CODE):
@@ -180,8 +180,15 @@ def test_lite_setup_cell_is_inert_outside_the_browser(tmp_path):
     for lesson in ("02_alpha_beta", "03_heuristics_selective", "05_bounded_suboptimal"):
         assert lite_notebook(REPO / "lessons" / f"{lesson}.ipynb", tmp_path / f"{lesson}.ipynb")
         cells = json.loads((tmp_path / f"{lesson}.ipynb").read_text())["cells"]
-        setup = "".join(cells[0]["source"])
-        assert "offline, each of those cells prints" in setup
+        # numpy/matplotlib: not in the first cell (it must stay quick) but in a cell of its own
+        # just before the first cell that needs them
+        assert "%pip install numpy" not in "".join(cells[0]["source"])
+        (loader,) = [i for i, c in enumerate(cells)
+                     if "lite-numeric" in c["metadata"].get("tags", [])]
+        assert "offline, each of those cells prints" in "".join(cells[loader]["source"])
+        assert NUMERIC.search("".join(cells[loader + 1]["source"]))
+        assert not any(NUMERIC.search("".join(c["source"])) for c in cells[1:loader]
+                       if c["cell_type"] == "code")
 
 
 def test_random_trees_and_chen_without_numpy_are_numpys_trees():

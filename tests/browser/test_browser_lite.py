@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import threading
 import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -86,8 +87,8 @@ class _Handler(SimpleHTTPRequestHandler):
             config = json.loads((Path(self.directory) / "jupyter-lite.json").read_text())
             data = config["jupyter-config-data"]
             data["exposeAppInBrowser"] = True
-            data.setdefault("settingsOverrides", {})[
-                "@jupyterlab/notebook-extension:tracker"] = {"windowingMode": "none"}
+            data.setdefault("settingsOverrides", {}).setdefault(
+                "@jupyterlab/notebook-extension:tracker", {})["windowingMode"] = "none"
             body = json.dumps(config).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -125,6 +126,9 @@ def lite(browser, lite_server, tmp_path_factory):
                                   log_path=tmp_path_factory.mktemp("lite") / "none.log")
     lab = Lab(page, fake_server)
     lab.outside = outside
+    # JupyterLab's warning when a notebook's kernel is matched by language, not by name
+    lab.kernel_warnings = []
+    page.on("console", lambda m: "No exact match" in m.text and lab.kernel_warnings.append(m.text))
     start = time.perf_counter()
     lab.load(timeout=120)
     lab.load_seconds = time.perf_counter() - start
@@ -156,6 +160,7 @@ def test_lesson_0_runs_top_to_bottom(lite):
     state = lite.run_all(timeout=240)
     total = time.perf_counter() - start
     assert lite.error_report() == [], lite.error_report()
+    assert not lite.kernel_warnings, lite.kernel_warnings
     cells = state["cells"]
     assert "%pip install --no-deps course" in cells[0]["source"]
     assert all(c["prompt"].strip() not in ("[ ]:", "[*]:") for c in cells
@@ -297,9 +302,11 @@ def test_lesson_runs_offline_top_to_bottom(lite, lesson):
     the one-line notice; the drawings appear; lesson 1's step-through player, lesson 2's
     ordering explorer and lesson 5's epsilon slider redraw."""
     lite.close_all()
+    lite.kernel_warnings.clear()
     start = time.perf_counter()
     lite.open(f"lessons/{lesson}.ipynb", timeout=180)
     ready = time.perf_counter() - start
+    assert not lite.kernel_warnings, lite.kernel_warnings
     state = lite.run_all(timeout=420)
     seconds = time.perf_counter() - start - ready
     assert lite.error_report() == [], lite.error_report()
@@ -307,18 +314,22 @@ def test_lesson_runs_offline_top_to_bottom(lite, lesson):
     code = {i: c for i, c in enumerate(cells) if c["type"] == "code" and c["source"].strip()}
     assert all(c["prompt"].strip() not in ("[ ]:", "[*]:") for c in code.values()), \
         [(i, c["prompt"]) for i, c in code.items()]
-    setup = _outputs_text(cells[0])
-    offline = "numpy/matplotlib could not be loaded" in setup
+    loader = [i for i, c in code.items() if "%pip install numpy matplotlib" in c["source"]]
+    offline = any("numpy/matplotlib could not be loaded" in _outputs_text(cells[i])
+                  for i in loader)
     noticed = {i for i, c in code.items() if NOTICE.search(_outputs_text(c))}
-    needing = {i for i, c in code.items() if i > 0 and NEEDS_NUMERIC.search(c["source"])}
+    needing = {i for i, c in code.items()
+               if i > 0 and i not in loader and NEEDS_NUMERIC.search(c["source"])}
+    # numpy and matplotlib are loaded by one cell just before the first cell needing them
+    assert len(loader) == (1 if needing else 0) and all(loader[0] < i for i in needing), \
+        (loader, sorted(needing))
     if offline:
         assert needing <= noticed, sorted(needing - noticed)
         for i in noticed - needing:       # uses what a skipped cell would have computed
             assert "Skipped: this cell uses" in _outputs_text(code[i]), (i, code[i]["source"])
     else:
         assert not noticed, sorted(noticed)
-    if not needing:
-        assert "%pip install numpy" not in cells[0]["source"]
+
     if lesson in DRAWN:
         assert _rendered_svgs(lite) > 0
     else:                             # the appendix: a student's search, and no OpenSpiel here
@@ -330,3 +341,135 @@ def test_lesson_runs_offline_top_to_bottom(lite, lesson):
     assert lite.error_report() == [], lite.error_report()
     print(f"\n[lite] {lesson}: kernel ready after {ready:.1f} s, Run All {seconds:.1f} s, "
           f"{len(code)} code cells, {len(noticed)} with the offline notice; {explored}")
+
+
+# --- start-up: no kernel dialog, the first cell within 10 s of the page loading (issue 21) ----
+
+#: The issue's target: a lesson's first cell has run within 10 s of the page starting to load,
+#: on a 2-core machine.
+FIRST_CELL_SECONDS = 10.0
+#: At most this factor more when the machine running the test is loaded (see _start_budget).
+LOADED_MARGIN = 1.5
+START_LESSONS = ["01_minimax", "05_bounded_suboptimal"]
+OPENS = 3
+
+_JS_START_STATE = """() => {
+  const dialog = document.querySelector('.jp-Dialog');
+  const app = window.jupyterapp, w = app && app.shell.currentWidget;
+  const out = {dialog: dialog ? dialog.textContent.replace(/\\s+/g, ' ').slice(0, 160) : null};
+  if (!w || !w.sessionContext || !w.content || !w.content.widgets.length) return out;
+  const k = w.sessionContext.session && w.sessionContext.session.kernel;
+  out.notebook = w.context.path;
+  out.kernel = k ? k.name : null;
+  out.status = k ? k.status : null;
+  out.code = w.content.widgets.map((c, i) => c.model.type === 'code' ? i : -1).filter(i => i >= 0);
+  return out;
+}"""
+_JS_RUN_CELL = """i => { const w = window.jupyterapp.shell.currentWidget;
+  w.content.activeCellIndex = i; w.content.deselectAll();
+  return window.jupyterapp.commands.execute('notebook:run-cell'); }"""
+_JS_CELL_DONE = """i => { const w = window.jupyterapp.shell.currentWidget, c = w.content.widgets[i];
+  const k = w.sessionContext.session && w.sessionContext.session.kernel;
+  return c.model.executionCount !== null && !!k && k.status === 'idle'; }"""
+_JS_CELL_OUTPUT = """i => JSON.stringify(
+  window.jupyterapp.shell.currentWidget.content.widgets[i].model.outputs.toJSON())"""
+
+
+def _start_budget() -> tuple[float, str]:
+    """Seconds allowed for the first cell, and why: 10 s; on a machine busier than one runnable
+    process per core (a shared CI runner; this machine while the team works), 10 s times the
+    1-minute load per core, at most LOADED_MARGIN times; ``COURSE_LITE_FIRST_CELL_SECONDS``
+    overrides it."""
+    given = os.environ.get("COURSE_LITE_FIRST_CELL_SECONDS")
+    if given:
+        return float(given), "COURSE_LITE_FIRST_CELL_SECONDS"
+    per_core = os.getloadavg()[0] / (os.cpu_count() or 1) if hasattr(os, "getloadavg") else 1.0
+    factor = min(LOADED_MARGIN, max(1.0, per_core))
+    return FIRST_CELL_SECONDS * factor, f"load {per_core:.1f} per core: x{factor:.2f}"
+
+
+def _open_cold(browser, base: str, lesson: str) -> dict:
+    """Open a lesson by its address in a new browser context (nothing cached, as a student's
+    first visit), run its first cell (the site's setup) and first course cell as soon as the
+    kernel is ready; times in seconds from the start of the page load."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.route(lambda url: not url.startswith(base), lambda route: route.abort())
+    page = context.new_page()
+    warnings: list[str] = []
+    page.on("console", lambda m: "match" in m.text and warnings.append(m.text))
+    seen: dict = {"dialogs": [], "warnings": warnings}
+    try:
+        start = time.perf_counter()
+        page.goto(f"{base}lab/index.html?path=lessons/{lesson}.ipynb")
+        while True:
+            state = page.evaluate(_JS_START_STATE)
+            now = time.perf_counter() - start
+            if state["dialog"]:
+                seen["dialogs"].append(state["dialog"])
+                page.locator(".jp-Dialog .jp-mod-accept").first.click()  # to measure on
+            if state.get("notebook"):
+                seen.setdefault("notebook", now)
+                seen["kernel"] = state["kernel"]
+            if state.get("status") == "idle":
+                seen["idle"] = now
+                break
+            if now > 180:
+                raise TimeoutError(f"{lesson}: kernel not ready after 180 s: {state}")
+            time.sleep(0.05)
+        for name, index in zip(("setup", "first"), state["code"][:2]):
+            page.evaluate(_JS_RUN_CELL, index)
+            page.wait_for_function(_JS_CELL_DONE, arg=index, timeout=180_000, polling=50)
+            seen[name] = time.perf_counter() - start
+            seen[name + "_output"] = page.evaluate(_JS_CELL_OUTPUT, index)
+        if page.locator(".jp-Dialog").count():
+            seen["dialogs"].append(page.locator(".jp-Dialog").first.inner_text()[:160])
+    finally:
+        context.close()
+    return seen
+
+
+def test_lessons_start_quickly_without_kernel_dialog(browser, lite_server):
+    """Opened by its address in a fresh browser (nothing cached), lessons 1 and 5 start their
+    kernel without a "Select Kernel" dialog (the site's notebooks name its kernel), and the first
+    cell -- the site's setup cell -- has run within 10 s of the page starting to load: the median
+    of 3 opens, with a documented margin on a loaded machine (:func:`_start_budget`)."""
+    budget, why = _start_budget()
+    report, problems = [], []
+    for lesson in START_LESSONS:
+        opens = [_open_cold(browser, lite_server, lesson) for _ in range(OPENS)]
+        for seen in opens:
+            problems += [f"{lesson}: dialog {d!r}" for d in seen["dialogs"]]
+            problems += [f"{lesson}: {w!r}" for w in seen["warnings"]]  # "No exact match ..."
+            if seen["kernel"] != "python":
+                problems.append(f"{lesson}: kernel {seen['kernel']!r}")
+            problems += [f"{lesson}: error in {cell} cell: {seen[cell + '_output'][:300]}"
+                         for cell in ("setup", "first")
+                         if '"output_type": "error"' in seen[cell + "_output"]]
+        median = {k: statistics.median(s[k] for s in opens)
+                  for k in ("notebook", "idle", "setup", "first")}
+        report.append(f"{lesson}: " + ", ".join(
+            f"{k} {v:.1f} s ({'/'.join(f'{s[k]:.1f}' for s in opens)})" for k, v in median.items()))
+        if median["setup"] > budget:
+            problems.append(f"{lesson}: first cell done {median['setup']:.1f} s after the page "
+                            f"started loading (median), budget {budget:.1f} s ({why})")
+    print(f"\n[lite] start-up, median of {OPENS} cold opens (notebook shown, kernel idle, setup "
+          f"cell done, first course cell done), budget {budget:.1f} s ({why}):\n  "
+          + "\n  ".join(report))
+    assert not problems, "\n".join(problems + report)
+
+
+def test_site_notebooks_name_the_lite_kernel(lite, lite_site):
+    """Every notebook of the site names the one kernel the site has, exactly: JupyterLab starts
+    it without the fallback by language (whose warning the lesson tests also refuse) or a
+    "Select Kernel" dialog."""
+    specs = lite.page.evaluate(
+        "() => Object.keys(window.jupyterapp.serviceManager.kernelspecs.specs.kernelspecs)")
+    assert specs == ["python"], specs
+    notebooks = sorted((lite_site / "files").rglob("*.ipynb"))
+    assert len(notebooks) >= 7
+    for path in notebooks:
+        spec = json.loads(path.read_text(encoding="utf-8"))["metadata"].get("kernelspec", {})
+        assert spec.get("name") in specs and spec.get("language") == "python", (path, spec)
+    settings = json.loads((lite_site / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    assert settings["settingsOverrides"]["@jupyterlab/notebook-extension:tracker"][
+        "autoStartDefaultKernel"] is True
