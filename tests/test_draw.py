@@ -643,10 +643,12 @@ def test_every_drawn_node_has_a_line_in_the_outline(aima):
 
 # What JupyterLab 4's HTML sanitiser (@jupyterlab/apputils Sanitizer, used for outputs of a
 # notebook it did not sign) keeps: these tags, and these attributes besides the global ones
-# (class, id, style, title, lang, dir, ...).  An <svg> is dropped; so are role, aria-* and tabindex
-# on a <div>.  img src keeps any scheme (only href and cite are checked for schemes).
-SANITISER_TAGS = {"figure", "div", "img", "details", "summary", "ul", "li", "p", "figcaption"}
+# (class, id, style, title, lang, dir, ...).  An <svg> is dropped; so are role and aria-*
+# everywhere, and tabindex but on a few tags (a, button, input, select, textarea, area).  img src
+# keeps any scheme (only href and cite are checked for schemes).
+SANITISER_TAGS = {"figure", "div", "a", "img", "details", "summary", "ul", "li", "p", "figcaption"}
 SANITISER_ATTRIBUTES = {"*": {"class", "id", "style", "title", "lang", "dir"}, "details": {"open"},
+                        "a": {"href", "rel", "tabindex", "target", "type"},
                         "img": {"alt", "src", "width", "height"}}
 
 
@@ -674,12 +676,13 @@ def test_the_html_figure_is_one_named_image_with_a_walkable_list(aima):
     picture = draw_tree(game, result)
     html = picture.html()
     root = ET.fromstring(html)                      # well formed, so lists nest as intended
-    view = root.find("div")                         # focusable, scrolls a wide tree sideways
+    view = root.find("a")                           # focusable, scrolls a wide tree sideways
     assert view.get("role") == "img" and view.get("aria-label") == picture.summary
     assert view.get("tabindex") == "0" and "overflow-x:auto" in view.get("style")
     # the picture is an image of the SVG, named by its alt: what survives JupyterLab's sanitiser
     image, = list(view)
     assert image.tag == "img" and image.get("alt") == picture.summary
+    assert image.get("aria-hidden") == "true"       # the box says it, once
     src = image.get("src")
     assert src.startswith("data:image/svg+xml;base64,")
     assert base64.b64decode(src.split(",", 1)[1]).decode("utf-8") == picture.svg()
@@ -696,6 +699,8 @@ def test_the_html_figure_is_one_named_image_with_a_walkable_list(aima):
     shown = _sanitised(root)
     image, = shown.iter("img")
     assert image.get("alt") == picture.summary and image.get("src") == src
+    assert image.get("aria-hidden") is None and shown.find("a").get("role") is None
+    assert shown.find("a").get("tabindex") == "0" and shown.find("a").get("href") is None
     assert "max-width:none" in image.get("style") and image.get("width")
     assert len(shown.findall(".//details//li")) == 13
 

@@ -199,14 +199,18 @@ class TreePicture:
         sized = f' width="{width}" height="{height}"' if size else ""
         data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
         name = escape(self.summary, quote=True)
-        # role/aria-label/tabindex on the box serve trusted output (one named, focusable image);
-        # JupyterLab's sanitiser drops them, and the <img>'s alt names the picture instead
+        # The box scrolls a wide picture sideways, so it must take the keyboard focus.  Trusted
+        # output: the box is the one named, focusable image (the <img> inside is hidden from
+        # screen readers, or they would say the picture twice).  JupyterLab's sanitiser drops
+        # role and aria-* all together: then the <img> and its alt are the image.  It keeps
+        # tabindex only on a few tags (a, button, input, select, textarea, area): so the box is
+        # an <a> without href (no link, no role of its own), which stays focusable either way.
         parts = ['<figure class="course-picture" style="margin:0">',
-                 f'<div class="course-picture-view" role="img" aria-label="{name}" tabindex="0" '
-                 'style="max-width:100%;overflow-x:auto">'
-                 f'<img alt="{name}"{sized} class="jp-mod-unconfined" '
+                 f'<a class="course-picture-view" role="img" aria-label="{name}" tabindex="0" '
+                 'style="display:block;max-width:100%;overflow-x:auto">'
+                 f'<img alt="{name}" aria-hidden="true"{sized} class="jp-mod-unconfined" '
                  'style="max-width:none;height:auto;display:block" '
-                 f'src="data:image/svg+xml;base64,{data}"/></div>']
+                 f'src="data:image/svg+xml;base64,{data}"/></a>']
         if self.outline:
             parts.append(f'<details class="course-picture-text"><summary>{escape(self.heading)}'
                          "</summary>" + _nested_list(self.outline) + "</details>")
