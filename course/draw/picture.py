@@ -190,7 +190,9 @@ class TreePicture:
         Examples
         --------
         >>> html = TreePicture('digraph { a -> b }', summary="Two nodes.").html()
-        >>> '<img alt="Two nodes." width=' in html and 'src="data:image/svg+xml;base64,' in html
+        >>> '<img alt="Two nodes." aria-hidden="true" width=' in html and '<svg' not in html
+        True
+        >>> 'src="data:image/svg+xml;base64,' in html and 'role="img" aria-label="Two nodes."' in html
         True
         """
         svg = self.svg()
