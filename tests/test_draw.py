@@ -809,3 +809,15 @@ def test_font_is_embedded_once_and_png_is_untouched(aima):
 
     fonts.subset_font.cache_clear()
     assert draw_tree(game, result).svg() == svg
+
+
+def test_the_text_alternative_writes_numbers_as_the_picture_does():
+    """A cut-off's reason in "The tree in text" reads v=3.36 <= alpha=22.7, not seventeen digits
+    (what a screen reader would otherwise read out, digit by digit)."""
+    rng = random.Random(5)
+    tree = [[[rng.uniform(0, 30) for _ in range(3)] for _ in range(3)] for _ in range(3)]
+    game = parse_tree(tree)
+    picture = draw_tree(game, alphabeta(game, trace=True))
+    text = picture.describe()
+    assert "cut-off (" in text
+    assert not re.search(r"\d\.\d{4,}", text), text

@@ -26,6 +26,7 @@ made (accounts, processes, files) is removed afterwards, also when it fails.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import csv
 import http.cookiejar
@@ -75,6 +76,13 @@ def _world_readable_path(path: Path) -> bool:
         if part.exists() and not os.stat(part).st_mode & 0o001:
             return False
     return True
+
+
+def _run_async(coroutine):
+    """``asyncio.run`` in a thread of its own: in ``make test`` the browser tests' Playwright (its
+    sync API) keeps an event loop running in the main thread, where ``asyncio.run`` refuses."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _tool(name: str) -> str | None:
@@ -808,7 +816,7 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
     with wrong_session.open(request, timeout=120) as response:
         kernel = json.loads(response.read())
     socket_url = f"wss://127.0.0.1:{urllib.parse.urlparse(hub.url).port}/user/{wrong}/api/kernels/{kernel['id']}/channels"
-    printed = asyncio.run(_kernel_prints(socket_url, _cookie_header(jar), hub.url, hub.cafile,
+    printed = _run_async(_kernel_prints(socket_url, _cookie_header(jar), hub.url, hub.cafile,
                                          "import os, getpass; print(6 * 7, getpass.getuser())"))
     assert printed.split() == ["42", wrong], printed
     t["https: log in, start a kernel, run a cell over its websocket"] = time.monotonic() - t0
@@ -817,7 +825,7 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
     from tornado.websocket import WebSocketError
 
     with pytest.raises((HTTPClientError, WebSocketError)) as refused:   # cross-site websocket hijacking
-        asyncio.run(_kernel_prints(socket_url, _cookie_header(jar), "https://evil.example.org", hub.cafile, "1"))
+        _run_async(_kernel_prints(socket_url, _cookie_header(jar), "https://evil.example.org", hub.cafile, "1"))
     assert "403" in str(refused.value), refused.value
     request = urllib.request.Request(f"{hub.url}/user/{wrong}/api/kernels/{kernel['id']}", method="DELETE",
                                      headers={"X-XSRFToken": xsrf})
@@ -1109,10 +1117,10 @@ def test_the_nginx_site_carries_websockets_over_tls(tmp_path, edit):
             server.stop()
 
     if edit is None:
-        assert asyncio.run(talk()) == f"https 127.0.0.1:{tls_port} hello"
+        assert _run_async(talk()) == f"https 127.0.0.1:{tls_port} hello"
     else:
         with pytest.raises((HTTPClientError, WebSocketError)):
-            asyncio.run(talk())
+            _run_async(talk())
 
 
 @unix_only

@@ -43,6 +43,7 @@ there (Figure 1); Knuth & Moore (1975) on fail-soft bounds.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from itertools import combinations
 from dataclasses import dataclass, field
@@ -203,6 +204,23 @@ def _window_text(rec: _Rec) -> str:
     return f"α={fmt_number(alpha)} β={fmt_number(beta)}"
 
 
+_NUMBER_IN_REASON = re.compile(r"(?<==)(-?(?:\d+\.\d*|\.\d+)(?:e[+-]?\d+)?)")
+
+
+def readable_reason(reason: str | None) -> str:
+    """A search's cut-off reason with its numbers as the picture writes them (three significant
+    digits), so that the text alternative reads ``v=3.36 <= alpha=22.7``, not seventeen digits.
+
+    >>> readable_reason("v=3.3585575305464355 <= alpha=22.715759353337972")
+    'v=3.36 <= alpha=22.7'
+    >>> readable_reason("beta=10 <= alpha=8 + epsilon=2")
+    'beta=10 <= alpha=8 + epsilon=2'
+    """
+    if not reason:
+        return ""
+    return _NUMBER_IN_REASON.sub(lambda m: fmt_number(float(m.group(1))), reason)
+
+
 def describe_event(event: TraceEvent, *, index: int | None = None, name: str | None = None) -> str:
     """One line of English saying what a trace event did.
 
@@ -256,7 +274,7 @@ def describe_event(event: TraceEvent, *, index: int | None = None, name: str | N
     elif kind == "cutoff":
         skipped = ", ".join(str(i) for i in event.pruned)
         plural = "ren" if len(event.pruned) != 1 else ""
-        text = f"cut-off at {where}: {event.reason}; skipping child{plural} {skipped}"
+        text = f"cut-off at {where}: {readable_reason(event.reason)}; skipping child{plural} {skipped}"
     elif kind == "exit":
         text = f"{where} returns {bounds}"
     else:
@@ -893,7 +911,7 @@ class _Builder:
         if window:
             details.append(("window " if rec.active else "searched with ") + window)
         if rec.cut:
-            details.append(f"cut-off ({rec.reason})")
+            details.append(f"cut-off ({readable_reason(rec.reason)})")
         if rec.entered > 1:
             details.append(f"expanded {rec.entered} times")
         return {"value": main, "note": note}, "; ".join(details)

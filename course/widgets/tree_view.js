@@ -573,6 +573,34 @@ function restyle(svg, old, next, places) {
   return true;
 }
 
+// Notebook shortcuts stay out of this widget (issue 21).  Lumino skips its key bindings for a
+// key whose target, or an ancestor below the matching one, carries data-lm-suppress-shortcuts;
+// but the notebook's bindings (arrows, letters) match the focused element itself
+// (".jp-Notebook.jp-mod-commandMode :focus"), so only the attribute on that element stops them.
+// JupyterLab reads keys on the way up, after our handlers (preventDefault is enough there);
+// Jupyter Notebook 7 reads them on the way down, before any handler here: without this, its
+// ArrowDown moves to the next cell instead of the next tree node, slider value, option or square.
+// Two of the notebook's commands still work from inside: Shift/Ctrl/Alt+Enter (run the cell) and
+// Ctrl/Cmd+S (save), as from any other output.  A capturing listener on window sees each key
+// before Lumino's on document does, and marks the focused element for it, or unmarks it.
+function keepKeys(root) {
+  root.classList.add("course-keeps-keys");
+  if (window.__courseKeepKeys) return;
+  window.__courseKeepKeys = true;
+  window.addEventListener("keydown", (event) => {
+    const target = event.target;
+    if (!target || !target.closest || !target.closest(".course-keeps-keys")) return;
+    const command = event.ctrlKey || event.metaKey;
+    const notebooks = (event.key === "Enter" && (event.shiftKey || command || event.altKey))
+      || (command && !event.altKey && (event.key === "s" || event.key === "S"));
+    for (let up = target.parentElement; up && up.closest(".course-keeps-keys"); up = up.parentElement) {
+      up.removeAttribute("data-lm-suppress-shortcuts");     // left from an earlier focus
+    }
+    if (notebooks) target.removeAttribute("data-lm-suppress-shortcuts");
+    else target.setAttribute("data-lm-suppress-shortcuts", "true");
+  }, true);
+}
+
 function render({ model, el }) {
   const root = document.createElement("div");
   root.className = "course-tree-view";
@@ -602,7 +630,6 @@ function render({ model, el }) {
   // text" lists every drawn node, and a polite live region says each new summary.
   port.setAttribute("role", "img");
   port.tabIndex = 0;
-  port.setAttribute("data-lm-suppress-shortcuts", "true");
   const text = document.createElement("details");
   text.className = "ctv-text";
   const live = document.createElement("div");
@@ -612,6 +639,7 @@ function render({ model, el }) {
   root.append(style, bar, port, message, text, legend);
   if (model.get("announce") !== false) root.append(live);
   el.appendChild(root);
+  keepKeys(root);
   let lastAlt = null;
   // "The tree in text": the WAI-ARIA tree view pattern (role tree / treeitem / group, one Tab
   // stop, arrows move node by node).  The node in focus is ringed in the picture and kept in
@@ -647,7 +675,6 @@ function render({ model, el }) {
     const tree = document.createElement("ul");
     tree.setAttribute("role", "tree");
     tree.setAttribute("aria-label", "The tree in text, node by node");
-    tree.setAttribute("data-lm-suppress-shortcuts", "true");
     tree.className = "ctv-tree";
     const groups = [tree];
     let last = null;
@@ -697,6 +724,7 @@ function render({ model, el }) {
   function onTreeKey(event) {
     const item = event.target.closest && event.target.closest("[role=treeitem]");
     if (!item || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.shiftKey && event.key === "Enter") return;      // the notebook's: run the cell
     const shown = items.filter(visible);
     const at = shown.indexOf(item);
     const group = childGroup(item);

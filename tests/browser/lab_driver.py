@@ -249,6 +249,9 @@ class LabServer:
             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
             "--LabApp.expose_app_in_browser=True", "--LabApp.news_url=",
+            # the same server shows Notebook 7 at /tree and /notebooks/...: there too the
+            # application is published as window.jupyterapp (see Notebook7 below)
+            "--JupyterNotebookApp.expose_app_in_browser=True",
             "--ServerApp.terminals_enabled=False",
             *extra_args,
         ]
@@ -779,3 +782,99 @@ class Lab:
         self.page.locator(".jp-Dialog .jp-mod-accept").click()
         self.page.locator(".jp-Dialog").wait_for(state="detached")
         return outcome, text
+
+
+# --- Jupyter Notebook 7 --------------------------------------------------------------------
+
+def notebook7_url(base_url: str, path: str, token: str = "") -> str:
+    """The address of notebook ``path`` in Jupyter Notebook 7: ``/notebooks/<path>``.
+
+    Parameters
+    ----------
+    base_url : str
+        The server's base URL, ending in ``/`` (:attr:`LabServer.base_url`).
+    path : str
+        The notebook's path relative to the server's root (quoted for the URL).
+    token : str, optional
+        The access token, put in the query when given.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> notebook7_url("http://127.0.0.1:8888/", "lessons/02 alpha.ipynb", "t")
+    'http://127.0.0.1:8888/notebooks/lessons/02%20alpha.ipynb?token=t'
+    """
+    from urllib.parse import quote
+    url = f"{base_url}notebooks/{quote(path.strip('/'))}"
+    return f"{url}?token={token}" if token else url
+
+
+class Notebook7(Lab):
+    """One browser page showing Jupyter Notebook 7 (the ``notebook`` package) on a
+    :class:`LabServer`, which serves it at ``/tree`` and ``/notebooks/<path>``.
+
+    Notebook 7 is built from JupyterLab's own pieces (the same notebook panel, cells, output
+    areas and widget manager), so the observers of :class:`Lab` work unchanged; what differs is
+    the shell around them: one document per browser page, opened by its URL, and its own menu
+    bar.  The server publishes Notebook 7's application as ``window.jupyterapp`` too
+    (``--JupyterNotebookApp.expose_app_in_browser``).
+
+    Parameters
+    ----------
+    page : playwright.sync_api.Page
+        A page of a running browser.
+    server : LabServer
+        The server the page talks to.
+    """
+
+    def notebook_url(self, path: str) -> str:
+        """The address a student opens for ``path``: see :func:`notebook7_url`."""
+        return notebook7_url(self.server.base_url, path, self.server.token)
+
+    def load(self, timeout: float = 60.0) -> None:
+        """Show Notebook 7's file listing (``/tree``) and wait until its application runs."""
+        self.page.goto(f"{self.server.base_url}tree?token={self.server.token}")
+        self.page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)",
+                                    timeout=timeout * 1000)
+
+    def open(self, path: str, timeout: float = 60.0) -> None:
+        """Open the notebook at ``path`` (relative to the root) by its URL, as Notebook 7's file
+        listing does, and wait until its kernel is idle and every cell is in the page.  The
+        notebook shown before is left without saving and its kernel shut down."""
+        self.close_all()
+        self.page.goto(self.notebook_url(path))
+        self.page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)",
+                                    timeout=timeout * 1000)
+        self._wait_notebook_ready(path, timeout)
+
+    def open_from_file_browser(self, path: str, timeout: float = 60.0) -> None:
+        """Notebook 7 opens a notebook in a page of its own: the same as :meth:`open`."""
+        self.open(path, timeout)
+
+    def menu(self, menu: str, item: str) -> None:
+        """Click Notebook 7's menu ``menu`` (e.g. ``"Run"``), then its entry ``item``."""
+        self.page.locator("#menu-panel .lm-MenuBar-item", has_text=re.compile(
+            rf"^{re.escape(menu)}$")).click()
+        entry = self.page.locator(".lm-Menu .lm-Menu-item", has=self.page.locator(
+            ".lm-Menu-itemLabel", has_text=re.compile(rf"^{re.escape(item)}$"))).first
+        entry.wait_for(state="visible")
+        entry.click()
+
+    def close_all(self) -> None:
+        """Leave the notebook without saving, shut every kernel down, show an empty page."""
+        try:
+            self.dismiss_dialogs()
+            self.page.evaluate("""async () => {
+                const app = window.jupyterapp;
+                if (!app) return;
+                const w = app.shell.currentWidget;
+                if (w && w.context && w.context.model) w.context.model.dirty = false;
+                await app.serviceManager.sessions.shutdownAll();
+            }""")
+        except Exception:  # noqa: BLE001 - a wedged page is left anyway
+            pass
+        self.page.goto("about:blank")
+

@@ -240,3 +240,39 @@ def test_enter_in_the_tree_answers_a_drill_for_its_node(lab, tmp_path, lab_serve
     lab.wait_run_finished(60, upto=2)
     printed = lab.output_locator(1).inner_text()
     assert node in printed or "n_1" in printed, (node, printed)
+
+
+def test_the_notebook_keeps_save_and_run_while_a_course_control_has_the_focus(lab, lab_server):
+    """Arrows, letters, Home/End and Enter belong to the course's controls, but the notebook's own
+    commands a student presses anywhere still work from inside them: Ctrl+S saves the notebook
+    (not the browser's "Save page as") and Shift+Enter runs the cell."""
+    folder = lab_server.root / FOLDER
+    folder.mkdir(exist_ok=True)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell("from course.widgets import ordering_explorer\n"
+                                          "ordering_explorer(depth=2, branching=2)")]
+    nbformat.write(nb, folder / "save_keys.ipynb")
+    lab.open(f"{FOLDER}/save_keys.ipynb")
+    lab.run_through(0)
+    page = lab.page
+    view = lab.output_locator(0)
+    summary = view.locator(".course-tree-view details.ctv-text > summary").first
+    summary.wait_for(timeout=30_000)
+    summary.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert _active(page)["role"] == "treeitem"
+    page.keyboard.press("ArrowDown")                      # the tree's key: the next node
+    assert _active(page)["node"] == "n_0"
+    dirty = "() => window.jupyterapp.shell.currentWidget.context.model.dirty"
+    assert page.evaluate(dirty), "running the cell should have left unsaved changes"
+    page.keyboard.press("Control+s")
+    page.wait_for_function(f"() => !({dirty})()", timeout=10_000)
+
+    count = "() => document.querySelector('.jp-Notebook-cell .jp-InputPrompt').textContent"
+    before = page.evaluate(count)
+    view.locator("[role=treeitem][tabindex='0']").first.focus()
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function(f"b => ({count})() !== b && !({count})().includes('*')", arg=before,
+                           timeout=30_000)
