@@ -502,8 +502,23 @@ def figure_html(fig: Any) -> str:
             f'src="data:image/png;base64,{data}" style="max-width:100%">')
 
 
+def _show_once(fig: Any) -> str:
+    """:func:`figure_html` for IPython's display, which then lets pyplot forget the figure.
+
+    Jupyter's inline backend shows every figure pyplot still holds when a cell ends; a figure
+    returned as the cell's value (or shown with ``display``) was already shown, and showed twice.
+    Closing it in pyplot only drops pyplot's reference: the figure can still be drawn and saved.
+    """
+    html = figure_html(fig)
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close(fig)
+    return html
+
+
 def _show_figures_with_alt_text() -> None:
-    """In IPython, show every matplotlib figure as :func:`figure_html` (JupyterLab prefers HTML)."""
+    """In IPython, show every matplotlib figure as :func:`figure_html` (JupyterLab prefers HTML),
+    once."""
     try:
         from IPython import get_ipython
     except ImportError:                      # pragma: no cover - IPython comes with Jupyter
@@ -514,9 +529,9 @@ def _show_figures_with_alt_text() -> None:
     formatter = shell.display_formatter.formatters["text/html"]
     figure = sys.modules.get("matplotlib.figure")
     if figure is not None:
-        formatter.for_type(figure.Figure, figure_html)
+        formatter.for_type(figure.Figure, _show_once)
     else:
-        formatter.for_type_by_name("matplotlib.figure", "Figure", figure_html)
+        formatter.for_type_by_name("matplotlib.figure", "Figure", _show_once)
 
 
 _show_figures_with_alt_text()

@@ -210,6 +210,49 @@ def test_legend_adds_only_legend_nodes(aima):
     assert sorted(i for i in with_legend if i.startswith("legend_")) == sorted(alone)
 
 
+def _font_sizes(svg: str) -> list[float]:
+    return [float(v) for v in re.findall(r'<text\b[^>]*font-size="([\d.]+)"', svg)]
+
+
+def test_legend_text_is_as_big_as_the_trees(aima):
+    """The legend's samples write their values and windows as the tree does: no text below the
+    tree's smallest (10 pt, 13 px; it was 7 pt, 9 px, for "α=3 β=9" and "#3")."""
+    game, result = aima
+    smallest = min(_font_sizes(draw_tree(game, result).svg()))
+    assert smallest * 4 / 3 >= 10                              # WCAG-minded floor: 10 px
+    sizes = _font_sizes(legend().svg())
+    assert sizes and min(sizes) >= smallest, sorted(set(sizes))
+    bab_game = bab_figure3()
+    with_legend = draw_tree(bab_game, bab(bab_game, epsilon=2, trace=True), legend=True).svg()
+    assert min(_font_sizes(with_legend)) >= smallest
+
+
+def test_the_legend_says_every_entry_in_its_text_alternative():
+    from course.draw.legend import LEGEND_ENTRIES, ROWS
+
+    picture = legend()
+    assert picture.summary != "Picture: Legend." and "legend" in picture.summary.lower()
+    assert str(len(LEGEND_ENTRIES)) in picture.summary
+    meanings = [" ".join(text.split()) for _, _, _, text in LEGEND_ENTRIES]
+    order = [key for row in ROWS for key in row]
+    assert sorted(order) == sorted(key for key, *_ in LEGEND_ENTRIES)
+    rows = [text for _, text in picture.outline]
+    assert len(rows) == len(LEGEND_ENTRIES)                # one line per entry, in drawn order
+    for key, row in zip(order, rows):
+        meaning = meanings[[k for k, *_ in LEGEND_ENTRIES].index(key)]
+        symbol, _, said = row.partition(" → ")
+        assert said == meaning and symbol.strip(), row     # symbol → meaning
+    described = {key: row.partition(" → ")[0] for key, row in zip(order, rows)}
+    assert "triangle" in described["max"] and "line" in described["cut"]
+    assert "dashed" in described["pruned"] and "dotted" in described["pending"]
+    assert '"cut"' in described["cut"] and "α=3 β=9" in described["value"]
+    assert len(set(described.values())) == len(described)  # no two symbols described alike
+    text = picture.describe()
+    assert all(meaning in text for meaning in meanings)
+    html = picture.html()
+    assert html.count("<li>") == len(LEGEND_ENTRIES) and "The legend in text" in html
+
+
 # -- what a search looks like ----------------------------------------------------------------------
 
 def test_pruned_nodes_are_dashed_and_faded(aima):
@@ -598,21 +641,68 @@ def test_every_drawn_node_has_a_line_in_the_outline(aima):
     assert lines["pruned: leaf node (1, 1) (C2)"].endswith("value 4")
 
 
+# What JupyterLab 4's HTML sanitiser (@jupyterlab/apputils Sanitizer, used for outputs of a
+# notebook it did not sign) keeps: these tags, and these attributes besides the global ones
+# (class, id, style, title, lang, dir, ...).  An <svg> is dropped; so are role and aria-*
+# everywhere, and tabindex but on a few tags (a, button, input, select, textarea, area).  img src
+# keeps any scheme (only href and cite are checked for schemes).
+SANITISER_TAGS = {"figure", "div", "a", "img", "details", "summary", "ul", "li", "p", "figcaption"}
+SANITISER_ATTRIBUTES = {"*": {"class", "id", "style", "title", "lang", "dir"}, "details": {"open"},
+                        "a": {"href", "rel", "tabindex", "target", "type"},
+                        "img": {"alt", "src", "width", "height"}}
+
+
+def _sanitised(root):
+    """The element tree as JupyterLab shows an untrusted output: unknown tags and attributes gone."""
+    import copy
+
+    root = copy.deepcopy(root)
+    for parent in root.iter():
+        for child in list(parent):
+            assert child.tag in SANITISER_TAGS, f"<{child.tag}> would be dropped"
+    for element in root.iter():
+        allowed = SANITISER_ATTRIBUTES["*"] | SANITISER_ATTRIBUTES.get(element.tag, set())
+        for name in list(element.attrib):
+            if name not in allowed:
+                del element.attrib[name]
+    return root
+
+
 def test_the_html_figure_is_one_named_image_with_a_walkable_list(aima):
+    import base64
     import xml.etree.ElementTree as ET
 
     game, result = aima
     picture = draw_tree(game, result)
     html = picture.html()
     root = ET.fromstring(html)                      # well formed, so lists nest as intended
-    image = root.find("div")
-    assert image.get("role") == "img" and image.get("aria-label") == picture.summary
-    svg = image[0]
-    assert svg.get("aria-hidden") == "true" and not html.count("<title>")
+    view = root.find("a")                           # focusable, scrolls a wide tree sideways
+    assert view.get("role") == "img" and view.get("aria-label") == picture.summary
+    assert view.get("tabindex") == "0" and "overflow-x:auto" in view.get("style")
+    # the picture is an image of the SVG, named by its alt: what survives JupyterLab's sanitiser
+    image, = list(view)
+    assert image.tag == "img" and image.get("alt") == picture.summary
+    assert image.get("aria-hidden") == "true"       # the box says it, once
+    src = image.get("src")
+    assert src.startswith("data:image/svg+xml;base64,")
+    assert base64.b64decode(src.split(",", 1)[1]).decode("utf-8") == picture.svg()
+    # at its natural size (Graphviz's points as CSS pixels), never shrunk to the pane's width
+    points = re.search(r'<svg[^>]* width="([\d.]+)pt" height="([\d.]+)pt"', picture.svg())
+    assert (int(image.get("width")), int(image.get("height"))) == tuple(
+        round(float(v) * 4 / 3) for v in points.groups())
+    assert "max-width:none" in image.get("style")
+    assert "<svg" not in html and "<title>" not in html
     items = root.findall(".//details/ul/li")
     assert len(items) == 1 and len(root.findall(".//details//li")) == 13
-    ids = [el.get("id") for el in root.iter() if el.get("id")]
-    assert ids and all(i.startswith("p") and "-" in i for i in ids)   # unique to this picture
+    assert root.find(".//details/summary").text == "The tree in text"
+    # untrusted (sanitised): the same image with the same name, and the same list
+    shown = _sanitised(root)
+    image, = shown.iter("img")
+    assert image.get("alt") == picture.summary and image.get("src") == src
+    assert image.get("aria-hidden") is None and shown.find("a").get("role") is None
+    assert shown.find("a").get("tabindex") == "0" and shown.find("a").get("href") is None
+    assert "max-width:none" in image.get("style") and image.get("width")
+    assert len(shown.findall(".//details//li")) == 13
 
 
 def test_names_in_the_text_alternative_are_escaped():
@@ -696,8 +786,11 @@ def test_font_subsets_are_small_and_named_per_picture(aima):
     assert name.search(plain).group(1) != name.search(searched).group(1)
     style = re.search(r"<style>.*?</style>", searched, re.S).group(0)
     assert len(style) < 9000                          # a few kB for a picture of 13 nodes
-    # html() inlines the SVG: the style stays, scoped to this picture by its class
-    assert style in draw_tree(game, result).html()
+    # html() shows the SVG as an image: the style goes with it (a data: URI loads inside it)
+    image = re.search(r'base64,([^"]+)"', draw_tree(game, result).html()).group(1)
+    import base64
+
+    assert style in base64.b64decode(image).decode("utf-8")
     bare = draw_tree(parse_tree([[3, 12], [2, 4]])).svg()     # no names: no bold text
     assert bare.count("@font-face") == 1 and "font-weight:normal" in bare
 

@@ -181,3 +181,43 @@ def test_figure_html_is_opaque_even_when_the_figure_is_transparent():
     data = figure_html(fig).split("base64,")[1].split('"')[0]
     pixels = matplotlib.image.imread(io.BytesIO(base64.b64decode(data)), format="png")
     assert abs(pixels[0, 0, 0] - 0x22 / 255) < 0.01
+
+
+# -- a plot shows once in a notebook (issue 21) ------------------------------------------------
+
+SHOWN_ONCE = {
+    "last expression": "plot_er_amb(ROWS)",
+    "assigned": "fig = plot_er_amb(ROWS)",
+    "semicolon": "plot_er_amb(ROWS);",
+    "displayed, then the cell ends": "fig = plot_er_amb(ROWS)\ndisplay(fig)",
+    "on given axes, returned": "fig, ax = plt.subplots(1, 2)\nplot_er_amb(ROWS, ax=ax)",
+    "plain pyplot, returned": "fig, ax = plt.subplots()\nax.plot([0, 1], [1, 2], label='a')\nfig",
+    "two plots": "plot_leaves_vs_depth({'given': [(2, 10), (3, 30)]}, 3)\nplot_er_amb(ROWS)",
+}
+
+
+def test_every_plot_shows_once_with_its_text_alternative():
+    """In a kernel (Jupyter's inline backend, as JupyterLab runs it) a figure from course.plots
+    shows exactly once, as the HTML image with its alt text -- not again by the inline backend
+    when the cell ends (it showed twice when returned as the cell's last expression)."""
+    nbclient = pytest.importorskip("nbclient")
+    import nbformat
+
+    setup = ("import matplotlib.pyplot as plt\n"
+             "from course.plots import plot_er_amb, plot_leaves_vs_depth\n"
+             f"ROWS = {ROWS!r}")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(setup)] + [
+        nbformat.v4.new_code_cell(code) for code in SHOWN_ONCE.values()]
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    counts = {}
+    for name, cell in zip(SHOWN_ONCE, nb.cells[1:]):
+        images = [out for out in cell.outputs if "image/png" in out.get("data", {})
+                  or "<img" in out.get("data", {}).get("text/html", "")]
+        counts[name] = len(images)
+        for out in images:        # JupyterLab shows the HTML: the image with its alt text
+            assert '<img alt="Plot' in out["data"]["text/html"], name
+    expected = {name: 2 if name == "two plots" else 1 for name in SHOWN_ONCE}
+    assert counts == expected

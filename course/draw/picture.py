@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+import base64
 import os
 import re
 from collections.abc import Mapping
@@ -52,6 +52,9 @@ class TreePicture:
         The drawn nodes depth first, each as (depth, description): its status, kind,
         path, value, window and why it was cut.  :meth:`describe` prints it; in
         JupyterLab it is the expandable "The tree in text" below the picture.
+    heading : str
+        The name of that expandable text (``"The tree in text"``; the legend's is
+        ``"The legend in text"``).
 
     Examples
     --------
@@ -62,16 +65,18 @@ class TreePicture:
     True
     """
 
-    __slots__ = ("source", "nodes", "title", "summary", "outline", "_cache")
+    __slots__ = ("source", "nodes", "title", "summary", "outline", "heading", "_cache")
 
     def __init__(self, source: str, *, nodes: Mapping[str, str] | None = None,
                  title: str | None = None, summary: str | None = None,
-                 outline: tuple[tuple[int, str], ...] = ()) -> None:
+                 outline: tuple[tuple[int, str], ...] = (),
+                 heading: str = "The tree in text") -> None:
         self.source = source
         self.nodes = MappingProxyType(dict(nodes or {}))
         self.title = title
         self.summary = summary or (f"Picture: {title}." if title else "Picture of a graph.")
         self.outline = tuple((int(depth), str(text)) for depth, text in outline)
+        self.heading = heading
         self._cache: dict[tuple, bytes] = {}
 
     def __repr__(self) -> str:
@@ -170,27 +175,46 @@ class TreePicture:
     def html(self) -> str:
         """The picture as an HTML figure with its text alternative.
 
-        The SVG is one image whose accessible name is :attr:`summary`; below it a
-        ``<details>`` holds the outline as a nested list a screen reader can walk.  Ids
-        inside the SVG are made unique to this picture, so several pictures can share a
-        page.
+        The SVG is shown as one image (``<img>`` of a ``data:`` URI, the font inside it) whose
+        ``alt`` is :attr:`summary`, at its natural size in a box that scrolls a wide tree
+        sideways and takes the keyboard focus; below it a ``<details>`` holds the outline as a
+        nested list a screen reader can walk.  JupyterLab shows a notebook's outputs it did not
+        sign (one saved elsewhere) through its HTML sanitiser, which keeps exactly this: an
+        inline ``<svg>`` would be dropped, and with it the picture.
 
         Raises
         ------
         course.draw.RenderError
             If no Graphviz program is installed.
+
+        Examples
+        --------
+        >>> html = TreePicture('digraph { a -> b }', summary="Two nodes.").html()
+        >>> '<img alt="Two nodes." aria-hidden="true" width=' in html and '<svg' not in html
+        True
+        >>> 'src="data:image/svg+xml;base64,' in html and 'role="img" aria-label="Two nodes."' in html
+        True
         """
-        svg = self.inline_svg()
-        key = hashlib.sha256(self.source.encode("utf-8")).hexdigest()[:10]
-        svg = re.sub(r'\bid="([^"]*)"', lambda m: f'id="p{key}-{m.group(1)}"', svg)
-        svg = re.sub(r"<title>[^<]*</title>", "", svg)       # Graphviz ids, not words
-        svg = svg.replace("<svg", '<svg aria-hidden="true" focusable="false"', 1)
+        svg = self.svg()
+        size = re.search(r'<svg\b[^>]*?\swidth="([\d.]+)pt"\s+height="([\d.]+)pt"', svg)
+        width, height = ((round(float(v) * 4 / 3) for v in size.groups()) if size else (None, None))
+        sized = f' width="{width}" height="{height}"' if size else ""
+        data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
         name = escape(self.summary, quote=True)
-        parts = [f'<figure class="course-picture" style="margin:0">',
-                 f'<div role="img" aria-label="{name}" tabindex="0" style="max-width:100%;overflow-x:auto">'
-                 f"{svg}</div>"]
+        # The box scrolls a wide picture sideways, so it must take the keyboard focus.  Trusted
+        # output: the box is the one named, focusable image (the <img> inside is hidden from
+        # screen readers, or they would say the picture twice).  JupyterLab's sanitiser drops
+        # role and aria-* all together: then the <img> and its alt are the image.  It keeps
+        # tabindex only on a few tags (a, button, input, select, textarea, area): so the box is
+        # an <a> without href (no link, no role of its own), which stays focusable either way.
+        parts = ['<figure class="course-picture" style="margin:0">',
+                 f'<a class="course-picture-view" role="img" aria-label="{name}" tabindex="0" '
+                 'style="display:block;max-width:100%;overflow-x:auto">'
+                 f'<img alt="{name}" aria-hidden="true"{sized} class="jp-mod-unconfined" '
+                 'style="max-width:none;height:auto;display:block" '
+                 f'src="data:image/svg+xml;base64,{data}"/></a>']
         if self.outline:
-            parts.append('<details class="course-picture-text"><summary>The tree in text'
+            parts.append(f'<details class="course-picture-text"><summary>{escape(self.heading)}'
                          "</summary>" + _nested_list(self.outline) + "</details>")
         parts.append("</figure>")
         return "".join(parts)
@@ -231,8 +255,8 @@ class TreePicture:
         if note:
             parts.append(f"<p>{escape(note)}</p>")
         if self.outline:
-            parts.append('<details class="course-picture-text" open><summary>The tree in text'
-                         "</summary>" + _nested_list(self.outline) + "</details>")
+            parts.append('<details class="course-picture-text" open><summary>'
+                         f"{escape(self.heading)}</summary>" + _nested_list(self.outline) + "</details>")
         parts.append("</figure>")
         return "".join(parts)
 

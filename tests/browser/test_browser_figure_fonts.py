@@ -182,10 +182,11 @@ def test_every_label_fits_in_the_font_it_is_drawn_with(browser, figures, tmp_pat
         result = _check(page, 'g[id^="text_"]', None)
         assert result["count"] > 20
         failures += [f"plot: {p}" for p in result["problems"]]
-        # every picture inline in one page: their subsets differ, each keeps its own
+        # every picture inline in one page (as the documentation site's legend shows it): their
+        # subsets differ, each keeps its own
         page.goto("about:blank")
         page.set_content("<!doctype html><body>" + "".join(
-            f'<div style="width:max-content">{p.html()}</div>' for p in pictures.values())
+            f'<div style="width:max-content">{p.inline_svg()}</div>' for p in pictures.values())
             + "</body>")
         for i in range(len(pictures)):
             result = _check(page, "text", widths, i)
@@ -252,5 +253,121 @@ def test_explorers_draw_their_text_in_the_course_font(browser):
             got = page.evaluate("Array.from(document.querySelectorAll('text'),"
                                 " (t) => t.getComputedTextLength())")
             assert got == pytest.approx([want["normal"], want["bold"]], rel=0.005), styles[0][:40]
+    finally:
+        page.close()
+
+
+# -- the legend: no label over a symbol (issue 21) ------------------------------------------------
+
+# Every text of the legend against every symbol of the legend (sample shapes, sample lines and
+# their end dots, strokes included): a text may only sit inside its own node's shape (a sample's
+# value); an edge's own label ("cut") must clear its line.
+LEGEND_OVERLAPS = r"""
+([index]) => {
+  const svg = document.querySelectorAll("svg")[index];
+  const problems = [];
+  const grown = (el) => {                  // the drawn box: half the stroke width around it
+    const r = el.getBoundingClientRect();
+    const half = (parseFloat(el.getAttribute("stroke-width") || "1") / 2) * el.getScreenCTM().a;
+    return {left: r.left - half, right: r.right + half, top: r.top - half, bottom: r.bottom + half};
+  };
+  const groups = Array.from(svg.querySelectorAll("g.node[id^=legend_], g.edge[id^=legend_]"));
+  const shapes = [];
+  for (const g of groups)
+    for (const s of g.querySelectorAll("polygon, ellipse, path, polyline"))
+      if (s.getAttribute("stroke") !== "transparent" && s.getAttribute("fill") !== "none" ||
+          s.getAttribute("stroke") && s.getAttribute("stroke") !== "transparent")
+        shapes.push([g, grown(s)]);
+  let texts = 0;
+  for (const g of groups)
+    for (const t of g.querySelectorAll("text")) {
+      if (!t.textContent.trim()) continue;
+      texts++;
+      const r = t.getBoundingClientRect();
+      for (const [owner, b] of shapes) {
+        if (owner === g && g.classList.contains("node")) continue;   // a sample's own value
+        const w = Math.min(r.right, b.right) - Math.max(r.left, b.left);
+        const h = Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top);
+        if (w > 0.5 && h > 0.5)
+          problems.push(`${JSON.stringify(t.textContent)} (${g.id}) is over the symbol of ` +
+                        `${owner.id} by ${w.toFixed(1)} x ${h.toFixed(1)} px`);
+      }
+    }
+  return {problems, texts, shapes: shapes.length};
+}
+"""
+
+
+def test_legend_labels_clear_their_symbols(browser, figures):
+    """Each legend label beside its sample, never over it or another (the "cut" mark sat on its
+    dashed line); the samples' own text at the tree's sizes (α/β was 7 pt, 9 px)."""
+    pictures, _ = figures
+    page = browser.new_page()
+    try:
+        failures = []
+        for name in ("legend", "bab with bounds", "alphabeta on 243 leaves"):
+            page.set_content("<!doctype html><body>" + pictures[name].inline_svg() + "</body>")
+            page.evaluate("document.fonts.ready.then(() => true)")
+            result = page.evaluate(LEGEND_OVERLAPS, [0])
+            assert result["texts"] >= 20 and result["shapes"] >= 20, (name, result)
+            failures += [f"{name}: {p}" for p in result["problems"]]
+            small = page.evaluate("""() => Array.from(document.querySelectorAll(
+                'g[id^=legend_] text'), (t) => [t.textContent, t.getBoundingClientRect().height,
+                parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a])
+                .filter(([, , px]) => px < 13)""")
+            failures += [f"{name}: {t!r} is drawn at {px:.1f} px" for t, _, px in small]
+        assert not failures, "\n".join(failures)
+    finally:
+        page.close()
+
+
+# -- the picture as an image keeps its font (issue 21) -------------------------------------------
+
+def test_a_picture_shown_as_an_image_draws_its_embedded_font(browser, figures):
+    """html() shows the SVG as an <img> (a data: URI): inside an image no other file may load,
+    but the font is a data: URI too.  The image looks like the same SVG drawn inline (in
+    CourseSans, checked above), and unlike the SVG without its font (the viewer's sans-serif)."""
+    import re
+
+    import matplotlib.image
+    import numpy as np
+
+    pictures, _ = figures
+    picture = pictures["bab with bounds"]
+    svg = picture.svg()
+    bare = re.sub(r"<style>.*?</style>", "", svg, flags=re.S)
+    assert bare != svg
+
+    def img(text: str, key: str) -> str:
+        data = base64.b64encode(text.encode("utf-8")).decode()
+        return f'<img id="{key}" style="display:block" src="data:image/svg+xml;base64,{data}">'
+
+    html = picture.html().replace('<img ', '<img id="html" ', 1)
+    # inline at the image's size in whole pixels (html() rounds the points), so both scale alike
+    width, height = re.search(r'<img [^>]*width="(\d+)" height="(\d+)"', html).groups()
+    inline_svg = re.sub(r'(<svg\b[^>]*?)\swidth="[\d.]+pt"\s+height="[\d.]+pt"',
+                        rf'\1 width="{width}px" height="{height}px"', picture.inline_svg(), count=1)
+    page = browser.new_page(device_scale_factor=1)
+    try:
+        page.set_content("<!doctype html><body style='margin:0'>"
+                         f"<div id='inline' style='width:max-content'>{inline_svg}</div>"
+                         f"{html}{img(bare, 'bare')}</body>")
+        page.wait_for_function("Array.from(document.images).every((i) => i.complete)")
+        page.evaluate("document.fonts.ready.then(() => true)")
+        page.wait_for_timeout(300)
+
+        def shot(selector: str):
+            return matplotlib.image.imread(io.BytesIO(page.locator(selector).screenshot()),
+                                           format="png")[..., :3]
+
+        inline, shown, fallback = shot("#inline svg"), shot("#html"), shot("#bare")
+        rows = min(len(inline), len(shown), len(fallback))      # a pixel row may round apart
+        assert rows > 0.99 * len(inline) and inline.shape[1] == shown.shape[1] == fallback.shape[1]
+        inline, shown, fallback = inline[:rows], shown[:rows], fallback[:rows]
+        # pixels that differ a lot (a glyph's stroke here, none there), not by anti-aliasing
+        same = int((np.abs(inline - shown).max(axis=2) > 0.5).sum())
+        other = int((np.abs(inline - fallback).max(axis=2) > 0.5).sum())
+        print(f"pixels far apart: image vs inline {same}, without its font vs inline {other}")
+        assert other > 1000 and same < other / 20, (same, other)
     finally:
         page.close()

@@ -49,7 +49,10 @@ _JS_PICTURES = """() => {
   const drawn = {figures: 0, images: 0, explorers: 0, empty: 0}, wrong = [];
   for (const out of outs) {
     for (const fig of out.querySelectorAll('.course-picture')) {
-      fig.querySelector('[role=img] svg g.node') ? drawn.figures++
+      // an <img> of the SVG (TreePicture.html), decoded, whose SVG has nodes
+      const im = fig.querySelector('img[alt]');
+      im && im.complete && im.naturalWidth > 0 && im.src.startsWith('data:image/svg+xml;base64,')
+        && atob(im.src.split(',')[1]).includes('class="node"') ? drawn.figures++
         : wrong.push('static figure without nodes: ' + fig.textContent.slice(0, 80));
     }
     for (const img of out.querySelectorAll('img')) {
