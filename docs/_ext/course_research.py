@@ -191,12 +191,15 @@ def table(caption: str, headers: list[str], rows: list[list[str]]) -> str:
     course-research-table"><caption>T</caption><thead><tr><th scope="col">a</th><th
     scope="col">b</th></tr></thead><tbody><tr><th scope="row">x</th><td>1</td></tr></tbody></table></div>
     """
-    head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in headers)
+    def text(value) -> str:
+        return html.escape(str(value), quote=False)
+
+    head = "".join(f'<th scope="col">{text(h)}</th>' for h in headers)
     body = "".join("<tr>" + "".join(
-        (f'<th scope="row">{html.escape(str(c))}</th>' if i == 0 else f"<td>{html.escape(str(c))}</td>")
+        (f'<th scope="row">{text(c)}</th>' if i == 0 else f"<td>{text(c)}</td>")
         for i, c in enumerate(row)) + "</tr>" for row in rows)
     return ('<div class="table-wrapper container docutils"><table class="docutils align-default '
-            f'course-research-table"><caption>{html.escape(caption)}</caption><thead><tr>{head}'
+            f'course-research-table"><caption>{text(caption)}</caption><thead><tr>{head}'
             f"</tr></thead><tbody>{body}</tbody></table></div>")
 
 
@@ -445,8 +448,8 @@ def sizes(run: Run) -> tuple[str, str]:
         from course.experiments.chen import paper_simulations
 
         cases = {r["case"]: r["simulations"] for r in run.rows("chen.csv")}
-        small.append("simulations " + ", ".join(f"{n} ({c})" for c, n in cases.items()))
-        full.append("simulations " + ", ".join(f"{paper_simulations(c)} ({c})" for c in cases
+        small.append("simulations " + ", ".join(f"{n} for {c}" for c, n in cases.items()))
+        full.append("simulations " + ", ".join(f"{paper_simulations(c)} for {c}" for c in cases
                                                if c.startswith("table")))
     return "; ".join(small), "; ".join(full)
 
@@ -457,7 +460,7 @@ def experiment_html(run: Run, href: str) -> str:
     small, full = sizes(run)
     line = (f'<p class="course-experiment-run">Run when this site was built, at the small size '
             f"({html.escape(small)}), in {run.seconds:.1f} s: "
-            f"<code>{html.escape(run.command)}</code>. At full size, the papers' ({html.escape(full)}): "
+            f"<code>{html.escape(run.command)}</code>. At full size ({html.escape(full)}): "
             f"<code>python -m course experiment {html.escape(run.name)}</code>.</p>")
     links = ", ".join(f'<a href="{href}/{name}">{name}</a>' for name in run.files)
     files = (f'<p class="course-experiment-files">The files this run wrote, its own plot among '
