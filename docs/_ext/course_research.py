@@ -222,6 +222,14 @@ def _new_figure(panels: int, *, width: float = 5.0, height: float = 4.0):
 # ---------------------------------------------------------------------------------------------
 # the page's part for each experiment: (figure, tables, the figure's source)
 # ---------------------------------------------------------------------------------------------
+def _full(run: Run, flag: str):
+    """The full-size (the papers') value of an experiment's setting, from the command line's own
+    table of defaults (:data:`course.experiments.cli.EXPERIMENTS`)."""
+    from course.experiments.cli import EXPERIMENTS
+
+    return EXPERIMENTS[run.name][1][flag][0]
+
+
 def _by(rows: list[dict], *keys) -> dict:
     return {tuple(r[k] for k in keys) if len(keys) > 1 else r[keys[0]]: r for r in rows}
 
@@ -271,7 +279,8 @@ def render_bab_rt(run: Run) -> tuple[str, list[str], str]:
     compare += [[f"AMB, depth 9, ε = {e}", _f(p), ours(9, e, "amb", "amb_ci95")]
                 for e, p in BAB_RT_AMB_DEPTH9.items()]
     compare.append(_theorem1(rows))
-    tables = [table(f"The paper's numbers (Atzmon et al. 2018, Figure 4, 50 trees) beside this "
+    tables = [table(f"The paper's numbers (Atzmon et al. 2018, Figure 4, {_full(run, 'instances')} "
+                    f"trees per depth) beside this "
                     f"run's ({trees} trees per depth, mean ± 95% interval)",
                     ["", "paper", "this run"], compare),
               _er_amb_table(f"This run, every ε: mean ER and AMB over {trees} trees per depth "
@@ -304,7 +313,8 @@ def render_bab_stochastic_rt(run: Run) -> tuple[str, list[str], str]:
                         _f(amb), _f(row["amb"]) if row else "not in this run"])
     theorem = _theorem1(rows)
     compare.append([theorem[0], "–", theorem[2], "–", "–"])
-    tables = [table(f"b = 4: the paper's numbers (Figure 6a, b, 50 trees) beside this run's "
+    tables = [table(f"b = 4: the paper's numbers (Figure 6a, b, {_full(run, 'instances')} trees) "
+                    "beside this run's "
                     f"({trees} trees; ER by evaluated leaves in brackets)",
                     ["", "paper ER", "this run's ER", "paper AMB", "this run's AMB"], compare),
               _er_amb_table(f"This run, every ε: mean ER and AMB over {trees} trees per "
@@ -335,8 +345,9 @@ def render_bab_cops_robbers(run: Run) -> tuple[str, list[str], str]:
                         _f(amb), _f(row["amb"]) if row else "not in this run"])
     theorem = _theorem1(rows)
     compare.append([theorem[0], "–", theorem[2], "–", "–"])
-    tables = [table(f"Stochastic game (20% obstacles): the paper's numbers (Figure 6c, d, depth 3, "
-                    f"50 games) beside this run's (depth {depth}, {games} games; ER by evaluated "
+    tables = [table(f"Stochastic game (20% obstacles): the paper's numbers (Figure 6c, d, depth "
+                    f"{_full(run, 'stochastic_depth')}, {_full(run, 'instances')} games) beside "
+                    f"this run's (depth {depth}, {games} games; ER by evaluated "
                     "leaves in brackets)",
                     ["", "paper ER", "this run's ER", "paper AMB", "this run's AMB"], compare)]
     for mode in ("deterministic", "stochastic"):
