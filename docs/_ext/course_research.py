@@ -469,8 +469,9 @@ def experiment_html(run: Run, href: str) -> str:
     """The page's part for the run: the line about its size, the figure, the tables, the files."""
     made, tables, source = RENDER[run.name](run)
     small, full = sizes(run)
-    line = (f'<p class="course-experiment-run">Run when this site was built, at the small size '
-            f"({html.escape(small)}), in {run.seconds:.1f} s: "
+    line = (f'<p class="course-experiment-run">Run by the build of this site (and kept until the '
+            f"course's code changes), at the small size ({html.escape(small)}), in "
+            f"{run.seconds:.1f} s: "
             f"<code>{html.escape(run.command)}</code>. At full size ({html.escape(full)}): "
             f"<code>python -m course experiment {html.escape(run.name)}</code>.</p>")
     links = ", ".join(f'<a href="{href}/{name}">{name}</a>' for name in run.files)
