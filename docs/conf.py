@@ -19,9 +19,10 @@ author = "The course's authors"
 copyright = "the course's authors"
 
 # course_lessons (docs/_ext/): the lessons as executed pages, the browser edition in lite/,
-# MathJax served by the site (no CDN), the {course-legend} directive.
+# MathJax served by the site (no CDN), the {course-legend} directive; course_research: the
+# research pages' experiments, run (small, cached) when the site is built.
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
-              "course_lessons"]
+              "course_lessons", "course_research"]
 source_suffix = {".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build", "_ext", "**/.ipynb_checkpoints"]

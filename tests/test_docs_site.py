@@ -325,3 +325,188 @@ def test_a_lesson_without_a_page_fails_the_build(tmp_path):
                           capture_output=True, text=True, timeout=900)
     assert done.returncode != 0
     assert f"lessons/{LESSONS[-1]}.ipynb has no page" in done.stderr
+
+
+# --- the research pages: the experiments run when the site is built ----------------------------
+def _experiment_block(html: str, name: str) -> str:
+    start = html.index(f'<div class="course-experiment" data-experiment="{name}"')
+    return html[start:html.index('<p class="course-experiment-files">', start)]
+
+
+def _run_folder(site: Path, html: str, name: str) -> Path:
+    """The folder of the run's files the page links to (copied into the site)."""
+    (href,) = set(re.findall(rf'href="((?:\.\./)*research/runs/{re.escape(name)}\.[0-9a-f]+)/', html))
+    return (site / "research" / href).resolve()
+
+
+def _csv(path: Path) -> list[dict]:
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _series(name: str, folder: Path) -> list[tuple[str, int]]:
+    """(line label as course.plots names it, its number of points), from the run's own CSV."""
+    from collections import Counter
+
+    if name == "chen":
+        rows = _csv(folder / "chen.csv")
+        return [(f"s = {s}", n) for (case, s), n in Counter((r["case"], r["s"]) for r in rows).items()]
+    if name == "alphabeta-ordering":
+        rows = _csv(folder / "alphabeta-ordering-summary.csv")
+        return list(Counter(r["ordering"] for r in rows).items())
+    rows = _csv(folder / f"{name}-summary.csv")
+    label = {"bab-rt": lambda r: f"d={r['depth']}", "bab-stochastic-rt": lambda r: f"b={r['branching']}",
+             "bab-cops-robbers": lambda r: f"{r['mode']}, depth {r['depth']}"}[name]
+    return list(Counter(label(r) for r in rows).items())
+
+
+def test_each_experiment_shows_its_run_its_described_figure_and_its_tables(site):
+    """Every experiment of the command line is on the research page, run when the site was built:
+    the command and the size it ran at, the command for the full size, a figure whose text
+    alternative describes each line of the run's own CSV, and at least one table."""
+    from course.experiments.cli import EXPERIMENTS
+
+    html = (site / "research" / "experiments.html").read_text(encoding="utf-8")
+    for name in EXPERIMENTS:
+        block = _experiment_block(html, name)
+        assert f"<code>python -m course experiment {name} --small</code>" in block, name
+        assert f"<code>python -m course experiment {name}</code>" in block, name
+        assert re.search(r"at the small size \([^)]+\), in [0-9.]+ s", block), name
+        found = pictures_of(f"<article>{block}</article>").pictures
+        assert [kind for kind, _ in found] == ["img"], (name, found)
+        alt = found[0][1]
+        assert alt.startswith("Plot"), (name, alt[:80])
+        folder = _run_folder(site, html, name)
+        for label, points in _series(name, folder):
+            assert f"{label} ({points} points" in alt, (name, label, points, alt)
+        assert block.count("<table") >= 1 and "<caption>" in block, name
+
+
+def test_the_experiment_tables_are_the_runs_numbers_beside_the_papers(site):
+    """The numbers are read from the run's CSV and from course.experiments.paper, not typed:
+    every paper number is in the comparison table, and this run's cells equal its CSV."""
+    from course.experiments import paper
+
+    html = (site / "research" / "experiments.html").read_text(encoding="utf-8")
+
+    def row(block, header):
+        match = re.search(rf'<th scope="row">{re.escape(header)}</th>(.*?)</tr>', block)
+        assert match, header
+        return re.findall(r"<td>([^<]*)</td>", match.group(1))
+
+    block = _experiment_block(html, "bab-rt")
+    summary = {(int(r["depth"]), float(r["epsilon"])): r
+               for r in _csv(_run_folder(site, html, "bab-rt") / "bab-rt-summary.csv")}
+    for depth, er in paper.BAB_RT_ER_AT_EPS32.items():
+        cells = row(block, f"ER, depth {depth}, ε = 32")
+        assert cells[0] == f"{er:.2f}"
+        ours = summary.get((depth, 32.0))
+        assert cells[1] == (f"{float(ours['er']):.2f} ± {float(ours['er_ci95']):.2f}" if ours
+                            else f"not in this run (depths {', '.join(str(d) for d in sorted({d for d, _ in summary}))})")
+    block = _experiment_block(html, "bab-stochastic-rt")
+    summary = {(int(r["branching"]), float(r["epsilon"])): r for r in
+               _csv(_run_folder(site, html, "bab-stochastic-rt") / "bab-stochastic-rt-summary.csv")}
+    for eps, (er, amb) in paper.BAB_STOCHASTIC_RT_B4.items():
+        ours = summary[4, float(eps)]
+        assert row(block, f"ε = {eps}") == [f"{er:.2f}", f"{float(ours['er']):.2f} ({float(ours['er_leaves']):.2f})",
+                                          f"{amb:.2f}", f"{float(ours['amb']):.2f}"]
+    block = _experiment_block(html, "bab-cops-robbers")
+    for eps, (er, amb) in paper.BAB_CR_STOCHASTIC.items():
+        assert row(block, f"ε = {eps}")[0::2] == [f"{er:.2f}", f"{amb:.2f}"]
+    block = _experiment_block(html, "chen")
+    rows = _csv(_run_folder(site, html, "chen") / "chen.csv")
+    for r in rows:
+        if r["case"] == "table1" and r["d"] == "9":
+            assert f"{float(r['mean_error']):.3f} ({paper.CHEN_ERRORS['table1'][9, int(r['s'])]:.3f})" \
+                in row(block, "d = 9")
+    inside = sum(r["paper_within_ci"] == "True" for r in rows if r["case"] == "table1")
+    assert f"Chen's value inside this run's 95% interval in {inside} of 36 cells" in block
+    assert "nodes counted equal Table 2 in 36 of 36 cells" in block
+
+
+def test_the_benchmark_node_counts_are_counted_and_the_typed_tables_agree(site):
+    """The benchmarks are not run when the site is built, but the nodes they visit are counted;
+    the node counts typed in the measured tables (full size, measured once) must equal them."""
+    from course.games import TicTacToe
+    from course.search import alphabeta
+
+    counted = {}
+    for page in ("experiments", "benchmarks-games"):
+        html = (site / "research" / f"{page}.html").read_text(encoding="utf-8")
+        start = html.index("<caption>Nodes each search visits")
+        generated = html[start:html.index("</table>", start)]
+        rows = re.findall(r'<th scope="row">([^<]*)</th><td>([^<]*)</td><td>([\d,]+)', generated)
+        counted = {(tree.split(" ")[0], search): int(nodes.replace(",", "")) for tree, search, nodes in rows}
+        assert len(counted) == 9, counted
+    result = alphabeta(TicTacToe())
+    assert counted["tic-tac-toe,", "alphabeta"] == result.expanded + result.evaluated
+    rt = {n for (tree, _), n in counted.items() if tree == "random"}
+    ttt = {"minimax": counted["tic-tac-toe,", "minimax"], "alpha-beta": counted["tic-tac-toe,", "alphabeta"]}
+
+    source = (DOCS / "research" / "experiments.md").read_text(encoding="utf-8")
+    part = source[source.index("Reference searches on RT(b = 4, d = 9, seed 0):"):]
+    typed = [line.split("|")[2].strip() for line in part.split("\n\n")[1].splitlines()
+             if line.startswith("| ") and not line.startswith("| search")]
+    assert typed and {int(t.replace(",", "")) for t in typed} == rt, typed
+    for page in ("experiments.md", "benchmarks-games.md"):
+        text = (DOCS / "research" / page).read_text(encoding="utf-8")
+        checked = 0
+        for block in re.findall(r"(?:^\|.*\n)+", text, flags=re.M):
+            lines = block.splitlines()
+            if [c.strip() for c in lines[0].split("|")[1:4]] != ["search", "solver", "nodes"]:
+                continue
+            search = None
+            for line in lines[2:]:
+                cells = [c.strip() for c in line.split("|")[1:-1]]
+                search = cells[0].split(",")[0] or search
+                if search in ttt:
+                    assert int(cells[2].replace(",", "")) == ttt[search], (page, line)
+                    checked += 1
+        assert checked >= 6, (page, checked)
+
+
+def test_full_size_numbers_are_marked_as_measured_once():
+    """On the experiments page every typed table of an experiment stands under its "measured at
+    full size" heading, after the generated run (the run's numbers are never typed)."""
+    source = (DOCS / "research" / "experiments.md").read_text(encoding="utf-8")
+    from course.experiments.cli import EXPERIMENTS
+
+    sections = re.split(r"\n## ", source)
+    for name in EXPERIMENTS:
+        (section,) = [s for s in sections if f"`{name}`" in s.splitlines()[0]]
+        run = section.index(f"```{{course-experiment}} {name}")
+        full = section.index(f"### `{name}` measured at full size")
+        first_table = min(i for i in (section.find("\n| "),) if i >= 0)
+        assert run < full < first_table, name
+        assert "Measured once" in section[full:full + 300], name
+
+
+def test_a_failing_experiment_fails_the_build(tmp_path):
+    """An experiment whose command fails stops the build, with the command and its error; the
+    failed run is not cached (a page with only the directive, built alone: seconds)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
+        "extensions = ['myst_parser', 'course_research']\n"
+        f"course_root = {str(ROOT)!r}\ncourse_docs_cache = {str(tmp_path / 'cache')!r}\n")
+    (docs / "index.md").write_text("# Runs\n\n```{course-experiment} alphabeta-ordering\n"
+                                   ":args: --jobs 0\n```\n")
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(docs),
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=600)
+    assert done.returncode != 0
+    assert "`python -m course experiment alphabeta-ordering --small --jobs 0` failed" in done.stderr
+    assert "--jobs must be at least 1" in done.stderr
+    assert not list((tmp_path / "cache" / "research").glob("alphabeta-ordering.*"))
+
+
+def test_the_research_extension_doctests():
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        import course_research
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    result = doctest.testmod(course_research)
+    assert result.attempted >= 5 and result.failed == 0

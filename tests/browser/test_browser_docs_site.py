@@ -32,7 +32,8 @@ LESSON = "lessons/02_alpha_beta.html"
 PAGES = ("index.html", "student/setup.html", "student/validate.html", "student/pictures.html",
          "student/drills.html", "lessons/00_how_to_use.html", "lessons/04_chance.html",
          "instructor/grading.html", "instructor/adopt.html", "instructor/security.html",
-         "reference/searches.html", "reference/api.html", "contributing/architecture.html")
+         "reference/searches.html", "reference/api.html", "contributing/architecture.html",
+         "research/experiments.html", "research/benchmarks-games.html")
 
 
 @pytest.fixture(scope="module")
