@@ -32,6 +32,7 @@ of Decision Error in Selective Game Tree Search*, Figures 1-2 (seed 003).
 from __future__ import annotations
 
 import math
+import re
 import sys
 from numbers import Real
 from collections.abc import Iterable, Mapping, Sequence
@@ -418,6 +419,48 @@ def _short(value: float) -> str:
     return f"{value:.3g}"
 
 
+_TEX_WORDS = {r"\lceil": "⌈", r"\rceil": "⌉", r"\lfloor": "⌊", r"\rfloor": "⌋", r"\sqrt": "√",
+              r"\epsilon": "ε", r"\varepsilon": "ε", r"\alpha": "α", r"\beta": "β",
+              r"\cdot": "·", r"\times": "×", r"\leq": "≤", r"\geq": "≥", r"\,": " ", r"\ ": " "}
+
+
+def plain_text(label: str) -> str:
+    r"""A matplotlib label as words a screen reader can say: mathtext (``$...$``) written out.
+
+    >>> plain_text(r"best case: $b^{\lceil d/2 \rceil} + b^{\lfloor d/2 \rfloor} - 1$")
+    'best case: b^(⌈d/2⌉) + b^(⌊d/2⌋) - 1'
+    >>> plain_text(r"minimax: $b^d$"), plain_text("no maths, $5 bills")
+    ('minimax: b^d', 'no maths, $5 bills')
+    """
+    def maths(match: re.Match) -> str:
+        text = match.group(1)
+        for word, symbol in _TEX_WORDS.items():
+            text = text.replace(word + " ", symbol).replace(word, symbol)
+        text = re.sub(r"\\[A-Za-z]+", "", text)                        # anything else: dropped
+        while re.search(r"([\^_])\{([^{}]*)\}", text):
+            text = re.sub(r"([\^_])\{([^{}]*)\}", lambda m: f"{m.group(1)}({m.group(2).strip()})", text)
+        text = re.sub(r"\s*([⌉⌋])", r"\1", re.sub(r"([⌈⌊])\s*", r"\1", text))
+        return text.replace("{", "").replace("}", "")
+    return re.sub(r"\$([^$]+)\$", maths, label) if label.count("$") >= 2 else label
+
+
+def _series(ax: Any) -> list[tuple[str, list[float], list[float]]]:
+    """(label, xs, ys) of every labelled line of a panel, error-bar series included."""
+    found, seen = [], set()
+    for container in getattr(ax, "containers", []):
+        lines = getattr(container, "lines", None)          # an ErrorbarContainer
+        if lines and lines[0] is not None and not str(container.get_label()).startswith("_"):
+            line = lines[0]
+            seen.add(id(line))
+            found.append((str(container.get_label()), list(line.get_xdata()), list(line.get_ydata())))
+    for line in ax.get_lines():
+        label = str(line.get_label())
+        if id(line) in seen or label.startswith("_") or not len(line.get_xdata()):
+            continue
+        found.append((label, list(line.get_xdata()), list(line.get_ydata())))
+    return found
+
+
 def describe_figure(fig: Any) -> str:
     """A plot in words: each panel's title, axes (with their ranges) and lines.
 
@@ -446,7 +489,7 @@ def describe_figure(fig: Any) -> str:
     axes = [a for a in fig.axes if a.get_visible()]
     parts = [f"Plot with {len(axes)} panel{'s' if len(axes) != 1 else ''}."]
     for i, ax in enumerate(axes, 1):
-        title = ax.get_title() or ""
+        title = plain_text(ax.get_title() or "")
         head = f"Panel {i}" + (f", {title}" if title else "") if len(axes) > 1 else (title or "Plot")
         if len(axes) == 1 and title:
             parts = [f"Plot, {title}."]
@@ -457,15 +500,16 @@ def describe_figure(fig: Any) -> str:
         ys_all = [y for _, ys in data for y in ys if math.isfinite(y)]
         x0, x1 = (min(xs_all), max(xs_all)) if xs_all else ax.get_xlim()
         y0, y1 = (min(ys_all), max(ys_all)) if ys_all else ax.get_ylim()
-        scale = " (log scale)" if ax.get_yscale() == "log" else ""
-        text = (f"x is {ax.get_xlabel() or 'x'} from {_short(x0)} to {_short(x1)}, "
-                f"y is {ax.get_ylabel() or 'y'}{scale} from {_short(y0)} to {_short(y1)}")
+        xlabel, ylabel = plain_text(ax.get_xlabel() or "x"), plain_text(ax.get_ylabel() or "y")
+        if ax.get_xscale() == "log" and "log" not in xlabel:
+            xlabel += " (log scale)"
+        if ax.get_yscale() == "log" and "log" not in ylabel:
+            ylabel += " (log scale)"
+        text = (f"x is {xlabel} from {_short(x0)} to {_short(x1)}, "
+                f"y is {ylabel} from {_short(y0)} to {_short(y1)}")
         lines = []
-        for line in ax.get_lines():
-            label = str(line.get_label())
-            xs, ys = list(line.get_xdata()), list(line.get_ydata())
-            if label.startswith("_") or not xs:
-                continue
+        for label, xs, ys in _series(ax):
+            label = plain_text(label)
             lines.append(f"{label} ({len(xs)} point{'s' if len(xs) != 1 else ''}, from "
                          f"{_short(float(ys[0]))} at x={_short(float(xs[0]))} to "
                          f"{_short(float(ys[-1]))} at x={_short(float(xs[-1]))})")

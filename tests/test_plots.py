@@ -221,3 +221,21 @@ def test_every_plot_shows_once_with_its_text_alternative():
             assert '<img alt="Plot' in out["data"]["text/html"], name
     expected = {name: 2 if name == "two plots" else 1 for name in SHOWN_ONCE}
     assert counts == expected
+
+
+def test_a_plot_in_words_has_no_tex_and_says_log_scale_once():
+    """The alt text is read aloud: mathtext labels are written out, a log axis is named once,
+    and error-bar series (the experiments' plots) are described like lines."""
+    from course.plots import describe_figure
+
+    fig = plot_leaves_vs_depth({"best-first": {2: 9, 4: 40}, "random": {2: 12, 4: 90}}, 3)
+    words = describe_figure(fig)
+    assert "$" not in words and "\\" not in words and "{" not in words, words
+    assert "b^(⌈d/2⌉) + b^(⌊d/2⌋) - 1" in words and "b^(3d/4)" in words
+    assert words.count("(log scale)") == 1, words
+    plt.close(fig)
+
+    fig, ax = plt.subplots()
+    ax.errorbar([0, 4, 8], [1, 0.8, 0.6], yerr=[0.1, 0.1, 0.1], label="d=5")
+    assert "d=5 (3 points, from 1 at x=0 to 0.6 at x=8)" in describe_figure(fig)
+    plt.close(fig)
