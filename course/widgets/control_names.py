@@ -9,7 +9,7 @@ keeps the notebook's shortcuts out of the explorer.
 
 from __future__ import annotations
 
-from pathlib import Path
+from ._esm import esm
 
 import anywidget
 
@@ -28,4 +28,4 @@ class ControlNames(anywidget.AnyWidget):
     True
     """
 
-    _esm = Path(__file__).with_name("control_names.js")
+    _esm = esm("control_names.js")

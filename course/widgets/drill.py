@@ -27,7 +27,6 @@ box checks, results are announced through a polite live region.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import anywidget
@@ -38,6 +37,7 @@ from ..drills import KINDS, SESSION, Drill, Progress, Verdict, make_drill
 from ..drills.numbers import fmt
 from ..drills.progress import WINDOW
 from ..errors import CourseError
+from ._esm import esm
 from .tree_view import TreeView
 
 __all__ = ["drill", "DrillWidget", "DrillPanel"]
@@ -54,7 +54,7 @@ _KIND_LABELS = {
 class DrillPanel(anywidget.AnyWidget):
     """One panel of a drill (``section`` ``"top"`` or ``"answer"``); see the module docstring."""
 
-    _esm = Path(__file__).parent / "drill.js"
+    _esm = esm("drill.js")
 
     section = traitlets.Unicode("top").tag(sync=True)
     drill = traitlets.Dict().tag(sync=True)

@@ -20,7 +20,6 @@ True
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import anywidget
@@ -30,6 +29,7 @@ import traitlets
 from ..errors import CourseError
 from ..game import Game, Player
 from ..play import DEFAULT_TIME_LIMIT, Match, SearchPlayer, max_name, show_value
+from ._esm import esm
 from .tree_view import TreeView
 
 __all__ = ["play", "play_tictactoe", "play_pig", "PlayWidget", "PlayBoard"]
@@ -38,7 +38,7 @@ __all__ = ["play", "play_tictactoe", "play_pig", "PlayWidget", "PlayBoard"]
 class PlayBoard(anywidget.AnyWidget):
     """The board and the numbers (see the module docstring)."""
 
-    _esm = Path(__file__).parent / "play.js"
+    _esm = esm("play.js")
 
     view = traitlets.Dict().tag(sync=True)
 

@@ -38,6 +38,7 @@ import traitlets
 from ..draw import TreePicture
 from ..errors import ParameterError
 from ..fonts import browser_css
+from ._esm import esm
 
 __all__ = ["TreeView", "VizModule", "VIZ_PATH", "viz_bundle", "viz_version", "viz_module"]
 
@@ -163,7 +164,7 @@ class TreeView(anywidget.AnyWidget):
         ringed in the picture.
     """
 
-    _esm = _HERE / "tree_view.js"
+    _esm = esm("tree_view.js")
     # the course's font for the picture's text (the widths Viz.js lays out with): course.fonts
     _css = browser_css(".course-tree-view .ctv-port")
 
