@@ -306,7 +306,9 @@ def bare(browser):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
     page.set_content("<html><body></body></html>")
-    source = (VIZ_PATH.parent.parent / "tree_view.js").read_text()
+    from course.widgets._esm import esm
+
+    source = esm("tree_view.js")             # the module as anywidget receives it
     page.evaluate(_JS_BARE_SETUP, [source, base64.b64encode(VIZ_PATH.read_bytes()).decode()])
     yield page, errors
     page.close()
