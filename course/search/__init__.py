@@ -8,6 +8,7 @@ search                    what it computes
 :func:`expectimax`        exact value, every leaf (chance nodes allowed)
 :func:`alphabeta`         exact value with alpha-beta pruning (no chance nodes)
 :func:`star1`             exact value with \*-minimax pruning (chance allowed)
+:func:`star2`             Star1 with a probing phase and likeliest outcomes first
 :func:`bab`               bounds at most epsilon apart (Bounded Alpha-Beta)
 :func:`naive_epsilon`     alpha-beta cutting at ``beta <= alpha + eps`` (unsafe)
 :func:`selective`         Chen's selective depth-limited minimax
@@ -20,18 +21,20 @@ from .minimax import expectimax, minimax
 from .ordering import ORDERINGS
 from .result import NodeRecord, SearchResult, Trace, TraceEvent
 from .selective import selective
+from .star2 import star2
 
 ALGORITHMS = {
     "minimax": minimax,
     "expectimax": expectimax,
     "alphabeta": alphabeta,
     "star1": star1,
+    "star2": star2,
     "bab": bab,
     "naive-epsilon": naive_epsilon,
 }
 """The searches by their command-line names."""
 
 __all__ = [
-    "minimax", "expectimax", "alphabeta", "naive_epsilon", "star1", "bab", "selective",
+    "minimax", "expectimax", "alphabeta", "naive_epsilon", "star1", "star2", "bab", "selective",
     "SearchResult", "Trace", "TraceEvent", "NodeRecord", "ORDERINGS", "ALGORITHMS",
 ]
