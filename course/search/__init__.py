@@ -13,10 +13,17 @@ search                    what it computes
 :func:`naive_epsilon`     alpha-beta cutting at ``beta <= alpha + eps`` (unsafe)
 :func:`selective`         Chen's selective depth-limited minimax
 ========================  ==========================================================
+
+Depth-limited search is ``depth=`` (with ``evaluate=``, EVAL, and/or ``cutoff=``, IS-CUTOFF)
+of every search above; :mod:`course.search.horizon` shows which transformations of EVAL keep
+the decisions (:func:`transform_values`, :func:`decision_table`,
+:func:`eval_transformation_example`).  :mod:`course.search.iterative` adds iterative deepening
+and transposition tables (:func:`iterative_deepening`, :func:`alphabeta_tt`, :func:`bab_tt`).
 """
 
 from .alphabeta import alphabeta, naive_epsilon
 from .bab import bab, star1
+from .horizon import decision_table, eval_transformation_example, transform_values
 from .minimax import expectimax, minimax
 from .ordering import ORDERINGS
 from .result import NodeRecord, SearchResult, Trace, TraceEvent
@@ -37,4 +44,5 @@ ALGORITHMS = {
 __all__ = [
     "minimax", "expectimax", "alphabeta", "naive_epsilon", "star1", "star2", "bab", "selective",
     "SearchResult", "Trace", "TraceEvent", "NodeRecord", "ORDERINGS", "ALGORITHMS",
+    "transform_values", "decision_table", "eval_transformation_example",
 ]
