@@ -62,10 +62,10 @@ __all__ = ["draw_tree", "describe_event", "room_for_bounds"]
 #: Largest tree :func:`draw_tree` expands from a general game before collapsing it.
 EXPAND_LIMIT = 20_000
 
-BOUNDED = frozenset({"bab", "star1", "star2"})
+BOUNDED = frozenset({"bab", "star1", "star2", "bab-tt"})
 """Searches whose nodes carry bounds [L, U] rather than a single value."""
 
-FAIL_SOFT = frozenset({"alphabeta"})
+FAIL_SOFT = frozenset({"alphabeta", "alphabeta-tt"})
 """Searches whose returned values outside the window are bounds (Knuth & Moore)."""
 
 _KIND_NAMES = {"max": "MAX", "min": "MIN", "chance": "CHANCE", "leaf": "leaf"}

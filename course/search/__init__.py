@@ -23,6 +23,8 @@ and transposition tables (:func:`iterative_deepening`, :func:`alphabeta_tt`, :fu
 
 from .alphabeta import alphabeta, naive_epsilon
 from .bab import bab, star1
+from .iterative import (BoundsEntry, DeepeningResult, Entry, Flag, TranspositionTable,
+                        alphabeta_tt, bab_tt, iterative_deepening)
 from .horizon import decision_table, eval_transformation_example, transform_values
 from .minimax import expectimax, minimax
 from .ordering import ORDERINGS
@@ -45,4 +47,6 @@ __all__ = [
     "minimax", "expectimax", "alphabeta", "naive_epsilon", "star1", "star2", "bab", "selective",
     "SearchResult", "Trace", "TraceEvent", "NodeRecord", "ORDERINGS", "ALGORITHMS",
     "transform_values", "decision_table", "eval_transformation_example",
+    "iterative_deepening", "alphabeta_tt", "bab_tt", "TranspositionTable", "Entry", "BoundsEntry",
+    "Flag", "DeepeningResult",
 ]

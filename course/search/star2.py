@@ -88,15 +88,12 @@ CS 520 note *alpha-beta Pruning with Chance* (seed 002): the bound of a chance
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from numbers import Real
 from typing import Any
 
-from ..errors import BoundsError, ParameterError
+from ..errors import ParameterError
 from ..game import Game, Path, Player
-from ..trees import TreeGame
-from ._context import EXPAND, SearchContext, first_best
+from ._context import EXPAND, SearchContext, check_utility_bounds, first_best
 from .alphabeta import _check_strict
 from .chance import chance_value, normalise
 from .result import SearchResult
@@ -186,24 +183,7 @@ def star2(
         if not isinstance(flag, bool):
             raise ParameterError(f"{name} must be True or False, got {flag!r}")
     strict = _check_strict(strict)
-    vmin = game.vmin if vmin is None else vmin
-    vmax = game.vmax if vmax is None else vmax
-    if not all(isinstance(b, Real) and not isinstance(b, bool) and math.isfinite(b)
-               for b in (vmin, vmax)):
-        raise ParameterError(
-            f"star2 needs finite utility bounds, got [{vmin}, {vmax}]; "
-            "pass vmin=... and vmax=..., or give the game (tree file) bounds"
-        )
-    if vmin > vmax:
-        raise ParameterError(f"vmin={vmin} exceeds vmax={vmax}")
-    if isinstance(game, TreeGame):
-        for leaf in (game.root if state is None else state).leaves():
-            if not vmin <= leaf.value <= vmax:
-                raise BoundsError(
-                    f"leaf value {leaf.value!r} lies outside the bounds [{vmin}, {vmax}]; "
-                    "give bounds that contain every leaf",
-                    path=leaf.path,
-                )
+    vmin, vmax = check_utility_bounds("star2", game, state, vmin, vmax)
     ctx = SearchContext(game, order=order, seed=seed, depth=depth, evaluate=evaluate,
                         cutoff=cutoff, trace=trace, check_bounds=(vmin, vmax))
     return _Star2(ctx, vmin, vmax, probing=probing, keep_probes=keep_probes,
