@@ -188,3 +188,16 @@ def test_issue_31_measurement_on_stochastic_random_trees():
     assert [_leaf_share(b, lambda g: star1(g, order="probability")) for b in (2, 3, 4)] == [61, 39, 32]
     assert [_leaf_share(b, star2) for b in (2, 3, 4)] == [63, 38, 34]
     assert [_leaf_share(b, lambda g: star2(g, keep_probes=False)) for b in (2, 3, 4)] == [144, 74, 60]
+
+
+def test_command_line_star2_keeps_its_own_ordering(tmp_path, capsys):
+    from course.cli import main
+
+    path = tmp_path / "tree.json"
+    path.write_text(json.dumps({"tree": {"chance": [[0.25, 1], [0.75, {"max": [2, 3]}]]},
+                                "bounds": [0, 3]}))
+    assert main(["search", "star2", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)          # probe (1, 0), then the 3/4 outcome
+    assert data["leaves"] == [[1, 0], [1, 1], [0]]
+    assert main(["search", "star2", str(path), "--order", "given", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["leaves"] == [[1, 0], [0], [1, 1]]
