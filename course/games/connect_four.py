@@ -156,7 +156,7 @@ class ConnectFourState:
 
     @classmethod
     def _after(cls, state: "ConnectFourState", column: int, mark: str) -> "ConnectFourState":
-        """The state after ``mark`` drops into ``column`` (known legal), its winner found locally."""
+        """The state after ``mark`` drops into ``column`` (a legal move), winner checked locally."""
         new = object.__new__(cls)
         columns = list(state.columns)
         row = len(columns[column])
@@ -240,7 +240,8 @@ class ConnectFour(Game[ConnectFourState, int]):
 
     def __init__(self, width: int = 7, height: int = 6, *, connect: int = 4,
                  start: ConnectFourState | str | None = None) -> None:
-        for name, value, low in (("width", width, 1), ("height", height, 1), ("connect", connect, 2)):
+        sizes = (("width", width, 1), ("height", height, 1), ("connect", connect, 2))
+        for name, value, low in sizes:
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise ParameterError(f"{name} must be an integer >= {low}, got {value!r}")
         if connect > max(width, height):
@@ -261,7 +262,8 @@ class ConnectFour(Game[ConnectFourState, int]):
                                  f"got {type(start).__name__}")
         if (len(start.columns), start.height, start.connect) != (width, height, connect):
             raise ParameterError(f"start is a {len(start.columns)} x {start.height} board "
-                                 f"(connect {start.connect}), not {width} x {height} (connect {connect})")
+                                 f"(connect {start.connect}), not {width} x {height} "
+                                 f"(connect {connect})")
         self.start = start
 
     def __repr__(self) -> str:
@@ -297,8 +299,8 @@ class ConnectFour(Game[ConnectFourState, int]):
         """
         if state.winner is not None:
             raise ParameterError(f"the game is over ({state.winner} has {state.connect} in a row)")
-        if (not isinstance(move, int) or isinstance(move, bool) or not 0 <= move < len(state.columns)
-                or len(state.columns[move]) >= state.height):
+        if (not isinstance(move, int) or isinstance(move, bool)
+                or not 0 <= move < len(state.columns) or len(state.columns[move]) >= state.height):
             raise ParameterError(f"illegal move {move!r}: choose a column with room among "
                                  f"{self.moves(state)} on\n{state}")
         return ConnectFourState._after(state, move, state.to_move)

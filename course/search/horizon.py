@@ -63,7 +63,10 @@ _SEARCHES = {"minimax": minimax, "expectimax": expectimax}
 
 
 class TransformedGame(GameView):
-    """A game whose every payoff is passed through ``f``: UTILITY and EVAL (build with :func:`transform_values`)."""
+    """A game whose every payoff, UTILITY and EVAL, is passed through ``f``.
+
+    Build one with :func:`transform_values`.
+    """
 
     def __init__(self, game: Game, f: Callable[[Any], Any], *, evaluate: Callable | None = None,
                  name: str | None = None) -> None:
@@ -310,7 +313,8 @@ def _horizon_eval(node: Any) -> Any:
     try:
         return _HORIZON_EVAL[node.label]
     except (AttributeError, KeyError):
-        raise ParameterError(f"this EVAL knows the horizon states s11..s22 only, not {node!r}") from None
+        raise ParameterError(
+            f"this EVAL knows the horizon states s11..s22 only, not {node!r}") from None
 
 
 class _Power10:

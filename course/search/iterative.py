@@ -188,8 +188,8 @@ class TranspositionTable:
         return len(self.entries)
 
     def __repr__(self) -> str:
-        return (f"TranspositionTable({len(self)} entries; {self.probes} probes, {self.found} found, "
-                f"{self.answered} answered, {self.stores} stores)")
+        return (f"TranspositionTable({len(self)} entries; {self.probes} probes, "
+                f"{self.found} found, {self.answered} answered, {self.stores} stores)")
 
     def key_of(self, state: Any) -> Hashable:
         """The key of ``state``."""
@@ -212,7 +212,7 @@ class TranspositionTable:
         return entry
 
     def put(self, state: Any, entry: Entry | BoundsEntry) -> None:
-        """Store ``entry`` for ``state`` unless an entry with more draft is there (depth-preferred)."""
+        """Store ``entry`` for ``state`` unless one with more draft is there (depth-preferred)."""
         key = self.key_of(state)
         old = self.entries.get(key)
         if old is None or entry.depth >= old.depth:
@@ -229,7 +229,8 @@ def _table(table: Any) -> TranspositionTable:
     if table is None:
         return TranspositionTable()
     if not isinstance(table, TranspositionTable):
-        raise ParameterError(f"table must be a TranspositionTable or None, got {type(table).__name__}")
+        raise ParameterError(
+            f"table must be a TranspositionTable or None, got {type(table).__name__}")
     return table
 
 

@@ -34,9 +34,10 @@ The probed child ``g`` is the first child the search phase visits below
 ``c_k``.  With ``keep_probes=True`` (the default) its probe result is reused
 there, without searching ``g`` again, when that result already settles
 ``g``'s new window (its bounds meet, or ``U(g) <= alpha_g``, or ``L(g) >=
-beta_g``); otherwise ``g`` is searched again.  This is the job Hauk, Buro &
-Schaeffer (2004) give their transposition table; ``keep_probes=False``
-re-searches every probed child, Ballard's procedure without a table.
+beta_g``); otherwise ``g`` is searched again.  A transposition table would
+keep that result in a game-playing program; ``keep_probes`` keeps exactly this
+one result, and ``keep_probes=False`` re-searches every probed child (the
+procedure with no memory at all).
 
 **Outcome order.**  By default the outcomes are searched (and probed) in
 decreasing probability (``order="probability"``, see
@@ -50,9 +51,9 @@ only the side that can cut (a chance node below MAX has MIN outcomes whose
 probes lower ``U``, enabling the cut ``U <= alpha``).  The course's trees may
 mix kinds, so this implementation probes every MAX or MIN outcome and tightens
 whichever bound its kind gives; on regular trees that is Ballard's probing.
-Hauk et al. write the search for uniform probabilities (``1/N``) and
-negamax; here the probabilities are arbitrary (C3/C6 with weights) and MAX and
-MIN are explicit.  Probing repeats work: every probed outcome is expanded once
+The course's version takes arbitrary outcome probabilities (C3 and C6 with
+weights, as in the BAB paper) and keeps MAX and MIN explicit rather than in
+negamax form.  Probing repeats work: every probed outcome is expanded once
 more in the search phase (``expanded`` counts every expansion, ``evaluated``
 and ``leaves`` every evaluation), so Star2 can evaluate *more* leaves than
 Star1 on some trees; it saves work when probes cut whole chance nodes.
