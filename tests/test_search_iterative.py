@@ -106,6 +106,7 @@ def test_bab_tt_keeps_theorem_1_on_connect_four(seed, depth, epsilon):
     assert again.lower <= v <= again.upper and again.width <= epsilon and again.move is not None
 
 
+@settings(max_examples=500)
 @given(games(), st.integers(1, 4))
 def test_alphabeta_tt_on_trees_is_alphabeta(game, depth):
     evaluate = lambda node: Fraction(len(node.path), 5)  # noqa: E731
