@@ -210,10 +210,9 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, strict=False, **optio
         # max(a, b) and min(a, b) are written out below as the same comparisons (max keeps a
         # unless b > a), which keeps every number, and its type, exactly as the pseudocode's.
         for k, index in enumerate(order):                  # line 11
-            if probabilities is not None:                  # the child's window, lines 9-10 (C6)
-                q = chance.weight(k)
-                child_alpha = max(vmin, (alpha - U) / q + vmax)
-                child_beta = min(vmax, (beta - L) / q + vmin)
+            if probabilities is not None:                  # the child's window, lines 9-10 (C6),
+                # exact for the node's own arithmetic (see course.search.chance)
+                child_alpha, child_beta = chance.window(alpha, beta, L, U)
             else:                                          # lines 7-8 (C5)
                 child_alpha, child_beta = alpha, beta
             Lc, Uc = search(result(state, moves[index]), path + (index,), depth + 1,
