@@ -142,7 +142,7 @@ def _first_true(pred: Callable[[Any], bool], bad: float, good: Any) -> Any:
 
 def bound_after(probabilities: Sequence[Any], total: Any, k: int, t: Any, s: Any, lo: Any,
                 hi: Any, fill: Any) -> Any:
-    """A chance node's ``L`` (or ``U``) if child ``k`` returned ``t``, as :class:`ChanceBounds` adds it.
+    """A chance node's ``L`` (or ``U``) if child ``k`` returned ``t`` (as :class:`ChanceBounds`).
 
     ``s`` is the sum over the children before ``k`` (``p * L(c)`` or ``p * U(c)``),
     ``lo`` and ``hi`` their smallest and largest bound (None when ``k == 0``),
