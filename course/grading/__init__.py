@@ -73,6 +73,8 @@ from .checks import (
     explain,
 )
 from .compare import TASKS, Comparison, compare
+from .errorbounds import (check_decision_bound, check_selective_interval, check_value_interval,
+                          error_textbook_cases, explain_intervals, with_error_bounds)
 from .evaluation import (check_best_case_formula, check_evaluation_ordering, check_evaluation_play,
                          check_naive_drift)
 from .failures import (
@@ -100,6 +102,8 @@ __all__ = [
     "check", "explain", "check_minimax_value", "check_minimax_decision",
     "check_depth_limited", "check_alphabeta", "check_expectimax", "check_star1", "check_naive_epsilon", "check_bab",
     "check_ordered_alphabeta",
+    "check_value_interval", "check_decision_bound", "check_selective_interval",
+    "with_error_bounds", "error_textbook_cases", "explain_intervals",
     "TASKS", "Comparison", "compare",
     "GradingFailure", "WrongLeaves", "WrongExpansions", "WrongValue", "WrongBounds", "WrongMove",
     "WrongReturnType", "RuleBroken", "SearchCrashed", "SearchTimeout", "ReferenceSearchUsed",

@@ -259,7 +259,8 @@ def _student_traceback(exc: BaseException) -> str:
 
 
 def run_student(task: Task, fn: Callable, case: Case, *,
-                time_limit: float | None = DEFAULT_TIME_LIMIT) -> StudentRun:
+                time_limit: float | None = DEFAULT_TIME_LIMIT,
+                extra: Callable[[Any], list] | None = None) -> StudentRun:
     """Call the student's ``fn`` on an instrumented copy of ``case``'s game.
 
     Parameters
@@ -271,6 +272,9 @@ def run_student(task: Task, fn: Callable, case: Case, *,
     case : Case
     time_limit : float or None
         Seconds before the call is stopped (Unix main thread only).
+    extra : callable, optional
+        ``extra(recording)`` returns further arguments, appended after the task's
+        (e.g. an error bound per state, made with :meth:`Recording.state_function`).
 
     Returns
     -------
@@ -285,6 +289,8 @@ def run_student(task: Task, fn: Callable, case: Case, *,
         args.append(case.epsilon)
     if task.takes_estimate:
         args.append(recording.estimator())
+    if extra is not None:
+        args += list(extra(recording))
     run = StudentRun()
     seen: list[str] = []
     # Where no SIGALRM can interrupt the search (Pyodide, threads), the watch below enforces the
