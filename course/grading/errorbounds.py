@@ -496,8 +496,12 @@ def _locate(task: Task, fn: Callable, case: Case, nodes: dict, selective: bool,
                     f"({node.remaining} move{'s' if node.remaining != 1 else ''} deep), your "
                     f"function returns {_show(mine)}, the reference {_show(expected)}.\n"
                     + _node_facts(node, nodes, case))
-    return ("Every node below the root gets the reference's value and interval from your "
-            "function; the root is where they differ.\n" + _node_facts(nodes[()], nodes, case))
+    if len(inner) > 1:
+        where = ("Every inner node below the root gets the reference's value and interval from "
+                 "your function; the root is where they differ.")
+    else:
+        where = "The root is the only node with searched children here."
+    return where + "\n" + _node_facts(nodes[()], nodes, case)
 
 
 def check_value_interval(fn: Callable, cases: Any, *,
