@@ -49,6 +49,7 @@ def M(name, notebook, cell, edits, catches):
 
 
 A6 = "a6_selective/selective.ipynb"
+_A4_TRAP = '    return {"tree": [[10 * epsilon], [11 * epsilon, 0]], "bounds": [0, 12 * epsilon]}'
 _A6_BACKUP = ("    return (pick(c[0] for c in children), pick(c[1] for c in children),\n"
               "            pick(c[2] for c in children))")
 
@@ -161,6 +162,26 @@ MUTANTS = [
     M("Star1: the window not narrowed by L and U", "a3_chance/chance.ipynb", "a3-star1",
       [("            alpha = max(L, alpha)\n            beta = min(U, beta)\n", "")],
       {"a3-test-star1-textbook", "a3-test-star1-chance"}),
+    # the window below a chance node is derived by the students (Assignment 3, Part 2)
+    M("Star1: derived window, child_alpha only (child_beta = the chance node's beta)",
+      "a3_chance/chance.ipynb", "a3-star1",
+      [("                child_beta = min(vmax, (beta - L) / p + vmin)",
+        "                child_beta = beta")],
+      {"a3-test-star1-chance", "a3-test-star1-pig"}),
+    M("Star1: derived window, child_beta only (child_alpha = the chance node's alpha)",
+      "a3_chance/chance.ipynb", "a3-star1",
+      [("                child_alpha = max(vmin, (alpha - U) / p + vmax)",
+        "                child_alpha = alpha")],
+      {"a3-test-star1-textbook", "a3-test-star1-pig"}),
+    M("Star1: derived window, child_alpha from L and vmin", "a3_chance/chance.ipynb", "a3-star1",
+      [("                child_alpha = max(vmin, (alpha - U) / p + vmax)",
+        "                child_alpha = max(vmin, (alpha - L) / p + vmin)")],
+      {"a3-test-star1-chance"}),
+    M("Star1: derived window, multiplied by p instead of divided", "a3_chance/chance.ipynb",
+      "a3-star1",
+      [("(alpha - U) / p + vmax", "(alpha - U) * p + vmax"),
+       ("(beta - L) / p + vmin", "(beta - L) * p + vmin")],
+      {"a3-test-star1-textbook", "a3-test-star1-chance", "a3-test-star1-pig"}),
     M("expectimax: a float sum (0.0)", "a3_chance/chance.ipynb", "a3-expectimax",
       [("        total = 0\n", "        total = 0.0\n")],
       {"a3-test-expectimax", "a3-test-expectimax-pig"}),
@@ -251,6 +272,19 @@ MUTANTS = [
       [("        for k, (move, p) in enumerate(children):\n",
         "        for k, (move, p) in enumerate(children):\n            p = float(p) if p is not None else None\n")],
       {"a4-test-textbook", "a4-test-chance"}),
+    M("trap: the move test's tree (by U loses 1, within epsilon)", "a4_bounded/bounded.ipynb",
+      "a4-u-trap",
+      [(_A4_TRAP, '    return {"tree": [[4, 1, 3], [7, 4, 8], [5, 3]], "bounds": [0, 9]}')],
+      {"a4-test-u-trap"}),
+    M("trap: vmax too small, the root prunes the trap", "a4_bounded/bounded.ipynb", "a4-u-trap",
+      [('"bounds": [0, 12 * epsilon]', '"bounds": [0, 11 * epsilon]')],
+      {"a4-test-u-trap"}),
+    M("trap: by U loses exactly epsilon", "a4_bounded/bounded.ipynb", "a4-u-trap",
+      [("[[10 * epsilon], [11 * epsilon, 0]]", "[[10 * epsilon], [11 * epsilon, 9 * epsilon]]")],
+      {"a4-test-u-trap"}),
+    M("trap: no bounds", "a4_bounded/bounded.ipynb", "a4-u-trap",
+      [(_A4_TRAP, "    return [[10 * epsilon], [11 * epsilon, 0]]")],
+      {"a4-test-u-trap"}),
     # --- Assignment 5: move ordering ---------------------------------------------------------
     M("ordering: MIN nodes sorted like MAX nodes", "a5_ordering/ordering.ipynb", "a5-ordered-alphabeta",
       [("key=lambda mc: -estimate(mc[1]) if maximizing else estimate(mc[1])",

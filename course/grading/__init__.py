@@ -76,7 +76,7 @@ from .compare import TASKS, Comparison, compare
 from .errorbounds import (check_decision_bound, check_selective_interval, check_value_interval,
                           error_textbook_cases, explain_intervals, with_error_bounds)
 from .evaluation import (check_best_case_formula, check_evaluation_ordering, check_evaluation_play,
-                         check_naive_drift)
+                         check_naive_drift, check_u_trap)
 from .failures import (
     CheckFailed,
     GradingFailure,
@@ -99,6 +99,7 @@ __all__ = [
     "textbook_cases", "tictactoe_cases", "with_depth_limit", "with_evaluation",
     "with_reversed_outcomes",
     "check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula", "check_naive_drift",
+    "check_u_trap",
     "check", "explain", "check_minimax_value", "check_minimax_decision",
     "check_depth_limited", "check_alphabeta", "check_expectimax", "check_star1", "check_naive_epsilon", "check_bab",
     "check_ordered_alphabeta",
