@@ -13,9 +13,10 @@ SOURCES = notebooks(SOLUTIONS)
 IDS = [p.parent.name for p in SOURCES]
 
 
-def test_five_assignments_each_released():
+def test_six_assignments_each_released():
     assert [p.parent.name for p in SOURCES] == [
-        "a1_minimax", "a2_alphabeta", "a3_chance", "a4_bounded", "a5_ordering"]
+        "a1_minimax", "a2_alphabeta", "a3_chance", "a4_bounded", "a5_ordering",
+        "a6_selective"]
     assert [p.relative_to(EXERCISES) for p in notebooks(EXERCISES)] == [p.relative_to(SOLUTIONS) for p in SOURCES]
 
 

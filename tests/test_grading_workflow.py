@@ -173,4 +173,5 @@ def test_layout_reads_the_config(course):
     assert layout.source == course / "solutions" and layout.release == course / "exercises"
     assert layout.course_id == "game-tree-search"
     assert 0 < layout.cell_timeout < 3600
-    assert layout.assignments() == ["a1_minimax", "a2_alphabeta", "a3_chance", "a4_bounded", "a5_ordering"]
+    assert layout.assignments() == ["a1_minimax", "a2_alphabeta", "a3_chance", "a4_bounded", "a5_ordering",
+                                    "a6_selective"]

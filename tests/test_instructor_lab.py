@@ -28,7 +28,8 @@ from test_grading_support import ROOT
 pytestmark = pytest.mark.nbgrader
 
 VENV = Path(sys.prefix)
-ASSIGNMENTS = ["a1_minimax", "a2_alphabeta", "a3_chance", "a4_bounded", "a5_ordering"]
+ASSIGNMENTS = ["a1_minimax", "a2_alphabeta", "a3_chance", "a4_bounded", "a5_ordering",
+               "a6_selective"]
 
 
 def _free_port() -> int:

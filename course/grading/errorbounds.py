@@ -384,22 +384,23 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, Real) and not isinstance(x, bool)
 
 
-def _run(task: Task, fn: Callable, case: Case, selective: bool, time_limit):
+def _run(task: Task, fn: Callable, case: Case, selective: bool, time_limit, head: str = ""):
     """Run ``fn`` on ``case``; raise the failure for a crash, a timeout or cheating."""
     run = run_student(task, fn, case, time_limit=time_limit, extra=_extra(case, selective))
+    head = f"{head}: " if head else ""
     if run.timed_out:
-        raise SearchTimeout(f"your function did not finish within {fmt(time_limit)} seconds.\n"
-                            + run.error_trace, case=case.name)
+        raise SearchTimeout(f"{head}your function did not finish within {fmt(time_limit)} "
+                            "seconds.\n" + run.error_trace, case=case.name)
     if run.error is not None:
         hint = (" Replace `raise NotImplementedError()` with your code."
                 if isinstance(run.error, NotImplementedError) else "")
-        raise SearchCrashed(f"your function raised {raised(run.error)}.{hint}\n{run.error_trace}",
-                            case=case.name)
+        raise SearchCrashed(f"{head}your function raised {raised(run.error)}.{hint}\n"
+                            f"{run.error_trace}", case=case.name)
     if run.reference_calls:
-        raise ReferenceSearchUsed("your function ran the course's reference search: "
+        raise ReferenceSearchUsed(f"{head}your function ran the course's reference search: "
                                   + ", ".join(run.reference_calls[:3]), case=case.name)
     if run.tampered:
-        raise InstrumentationTampered("the recording game was altered.\n" + run.tampered,
+        raise InstrumentationTampered(f"{head}the recording game was altered.\n" + run.tampered,
                                       case=case.name)
     return run.returned
 
@@ -462,7 +463,7 @@ def _check_interval(task: Task, fn: Callable, cases: Any, selective: bool,
         nodes = reference_intervals(case)
         root = nodes[()]
         expected = (root.value, root.lo, root.hi)
-        mine = _triple(task, _run(task, fn, case, selective, time_limit), case, head)
+        mine = _triple(task, _run(task, fn, case, selective, time_limit, head), case, head)
         if _same(mine, expected):
             continue
         cls = WrongValue if not same_number(mine[0], expected[0]) else WrongBounds
@@ -580,7 +581,7 @@ def check_decision_bound(fn: Callable, cases: Any, *,
         game = case.game
         start = game.initial_state() if case.state is None else case.state
         moves = list(game.moves(start))
-        returned = _run(_DECISION, fn, case, False, time_limit)
+        returned = _run(_DECISION, fn, case, False, time_limit, head)
         if (not isinstance(returned, (tuple, list)) or len(returned) != 2
                 or not _is_number(returned[1])):
             raise WrongReturnType(f"{head}: {_DECISION.signature} must return a pair (move, bound), "
