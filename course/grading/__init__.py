@@ -32,6 +32,12 @@ What the exercise notebooks' test cells call:
   sequence of expansions and leaf evaluations);
 * :mod:`course.grading.cases` -- the cases: textbook trees, seeded random
   exercise trees (ties, chance nodes), tic-tac-toe positions, games of Pig;
+* :mod:`course.grading.errorbounds` -- Assignment 6 (lesson 3): values and intervals
+  checked against Chen's bounds node by node (``check_value_interval``, ...);
+* :mod:`course.grading.evaluation` -- the open tasks: an evaluation function, a
+  formula, the naive-epsilon drift, a tree that traps the choice by ``U``;
+* :mod:`course.grading.rules` -- an assignment's pruning rule (``STRICT_RULE``) and
+  the text that states it;
 * :mod:`course.grading.instrument` -- the recording game the checks run a
   student's search on;
 * :mod:`course.grading.failures` -- the :class:`AssertionError` subclasses a
