@@ -117,8 +117,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_lock(args: argparse.Namespace, argv: Sequence[str] | None):
+    """The course lock the command takes (:mod:`.run_lock`), or a context that takes none."""
+    import contextlib
+
+    from .run_lock import LOCKS, course_lock
+
+    mode = LOCKS.get(args.command)
+    if (args.command == "remove-student" and not args.yes) or \
+            (args.command == "approve-config" and args.show):
+        mode = "shared"                       # only says what it would do
+    if mode is None:
+        return contextlib.nullcontext()
+    words = list(sys.argv[1:] if argv is None else argv)
+    return course_lock(args.root, "python -m course.grading " + " ".join(words),
+                       shared=mode == "shared")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; return the exit status."""
+    """Run one command; return the exit status.
+
+    What it prints goes through :class:`~.safe_text.ConsoleStream`: no character of a
+    submission (a name, a line a cell printed) reaches the terminal as a command.
+    """
+    from .safe_text import ConsoleStream
+
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ConsoleStream(out), ConsoleStream(err)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    import contextlib
+
     args = build_parser().parse_args(argv)
     from .autograde import autograde
     from .course_dir import prepare
@@ -129,7 +163,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .results.summary import summary
 
     status = 0
+    held = contextlib.ExitStack()
     try:
+        held.enter_context(_command_lock(args, argv))     # one grading command at a time
         if args.command == "prepare":
             prepare(args.root, log=print)
             from .autograde.approval import ConfigNotApproved, check_config_approved
@@ -258,6 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        held.close()
     return status
 
 
