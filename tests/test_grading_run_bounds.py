@@ -54,10 +54,11 @@ def _within(seconds: float, work):
 
 
 def fold_bomb(levels: int = 14) -> str:
-    """A never-called function that ``exec``s a string of 4**levels copies of a line."""
-    lines = ['a0 = "print(1)"']
-    lines += [f'a{k} = "".join([a{k - 1}, a{k - 1}, a{k - 1}, a{k - 1}])' for k in range(1, levels + 1)]
-    lines.append(f"def never_called():\n    exec(a{levels})")
+    """A never-called function that ``exec``s a string of 4**levels copies of a line (it would
+    build 1 GB if it were called; it never is, so the submission grades as usual)."""
+    lines = ["def never_called():", '    a0 = "print(1)"']
+    lines += [f'    a{k} = "".join([a{k - 1}, a{k - 1}, a{k - 1}, a{k - 1}])' for k in range(1, levels + 1)]
+    lines.append(f"    exec(a{levels})")
     return "\n".join(lines) + "\n"
 
 
@@ -245,3 +246,196 @@ def test_a_huge_notebook_file_is_refused_before_it_is_parsed(tmp_path, monkeypat
     (tmp_path / "minimax.ipynb").write_bytes(_cells_notebook(100))
     report = repair.repair_submission(tmp_path, ROOT / "exercises" / "a1_minimax")
     assert "larger than the limit" in report.unreadable["minimax.ipynb"]
+
+
+# --------------------------------------------------------------------------- a class, graded
+
+
+def _class_tools():
+    from course.sandbox import sandbox_available
+
+    if not sandbox_available():
+        pytest.skip("bubblewrap cannot start here")
+    import test_grading_run_class as run_class
+
+    return run_class
+
+
+class _FullDisk:
+    """``json`` for the report module: its ``dumps`` fails like a full disk on the calls in ``fail``."""
+
+    def __init__(self, fail: set[int]) -> None:
+        self.calls, self.fail = 0, fail
+
+    def dumps(self, *args, **kwargs):
+        self.calls += 1
+        if self.calls in self.fail:
+            raise OSError(28, "No space left on device")
+        return json.dumps(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(json, name)
+
+
+@pytest.mark.slow
+@pytest.mark.nbgrader
+def test_a_full_disk_loses_no_staged_job_and_names_it(tmp_path, monkeypatch):
+    from course.grading.course_dir import course_layout
+    from course.grading.results import report as report_module
+    from test_grading_support import copy_course
+
+    rc = _class_tools()
+    root = copy_course(tmp_path / "course")
+    students = ["s0", "s1", "s2"]
+    for who in students:
+        rc._submit(root, who, rc._solution())
+    # the disk is full when s0's result is written (the 2nd write of the report: after
+    # "grading" for s0), then has room again
+    monkeypatch.setattr(report_module, "json", _FullDisk({2}))
+    status, out = rc._run("--root", str(root), "autograde", "--jobs", "1")
+    assert status == 1, out
+    without = next(line for line in out.splitlines() if "without a grade" in line)
+    assert f"s0/{rc.A1}" in without and "s1/" not in without and "s2/" not in without, without
+    assert "could not be written to the grading report" in out
+    assert "3 submissions graded" in out or "3 submissions" in out
+    report = json.loads(course_layout(root).report.read_text())
+    # s0's entry never said "graded": its result was not saved; the next run grades it
+    assert report[f"s0/{rc.A1}"]["status"] == "grading"
+    for who in ("s1", "s2"):
+        assert report[f"{who}/{rc.A1}"]["status"] == "graded", report[f"{who}/{rc.A1}"]
+
+
+@pytest.mark.slow
+@pytest.mark.nbgrader
+def test_two_runs_started_together_leave_every_honest_grade(tmp_path):
+    import subprocess
+    import sys
+
+    from course.grading.course_dir import course_layout
+    from test_grading_support import copy_course
+
+    rc = _class_tools()
+    root = copy_course(tmp_path / "course")
+    students = ["s0", "s1", "s2"]
+    for who in students:
+        rc._submit(root, who, rc._solution())
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    base = [sys.executable, "-m", "course.grading", "--root", str(root), "autograde", "--jobs", "1"]
+    first = subprocess.Popen(base, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env=env)
+    lines = [first.stdout.readline()]            # s0 is graded: the run holds the course
+    second = subprocess.run(base + ["--student", "s0", "--regrade"], capture_output=True,
+                            text=True, env=env, timeout=600)
+    rest = first.communicate(timeout=600)[0]
+    out = "".join(lines) + rest
+    assert first.returncode == 0, out
+    assert second.returncode == 2, second.stdout + second.stderr
+    said = second.stderr
+    assert "the course is busy" in said and f"process {first.pid}" in said, said
+    assert "autograde --jobs 1" in said
+    report = json.loads(course_layout(root).report.read_text())
+    layout = course_layout(root)
+    for who in students:
+        assert report[f"{who}/{rc.A1}"]["status"] == "graded", report[f"{who}/{rc.A1}"]
+        assert rc._gradebook_points(layout, who) == rc.FULL
+    # once the first has finished, the course is free again
+    again = subprocess.run(base + ["--student", "s0", "--regrade"], capture_output=True, text=True,
+                           env=env, timeout=600)
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+# --------------------------------------------------------------------------- item 8: collect
+
+
+def test_collect_leaves_out_special_files_wherever_they_sit_and_names_them(tmp_path, monkeypatch):
+    import secrets
+
+    from course.grading.course_dir import course_layout, nbgrader_api, prepare
+    from test_grading_support import copy_course
+
+    monkeypatch.setenv("COURSE_EXCHANGE", str(tmp_path / "exchange"))
+    root = copy_course(tmp_path / "course")
+    prepare(root)
+    layout = course_layout(root)
+    assert nbgrader_api(layout).release_assignment("a1_minimax")["success"]
+    inbound = tmp_path / "exchange" / layout.course_id / "inbound"
+    body = json.dumps({"cells": [], "metadata": {"tag": "work"}, "nbformat": 4, "nbformat_minor": 5})
+
+    def entry(student: str) -> Path:
+        path = inbound / f"{student}+a1_minimax+2024-01-01 00:00:00.000000 UTC+{secrets.token_hex(3)}"
+        path.mkdir()
+        (path / "minimax.ipynb").write_text(body)
+        return path
+
+    entry("ada")
+    os.mkfifo(inbound / "amy+a1_minimax+2024-01-01 00:00:00.000000 UTC+fifo")     # an entry
+    deep = entry("mal") / "sub"
+    deep.mkdir()
+    os.mkfifo(deep / "pipe")                                                       # deep inside
+    os.mkfifo(deep.parent / "notes\x1b[2K\rforged.txt")                             # a name that erases
+    entry("zed")
+    # a FIFO where the collector reads the previous collection's time
+    (root / "submitted" / "zed" / "a1_minimax").mkdir(parents=True)
+    os.mkfifo(root / "submitted" / "zed" / "a1_minimax" / "timestamp.txt")
+    finished, (result, error) = _within(120, lambda: nbgrader_api(layout).collect("a1_minimax"))
+    assert finished, "collect waits on a FIFO"
+    assert error is None and result["success"], (error, result)
+    for who in ("ada", "mal", "zed"):
+        assert (root / "submitted" / who / "a1_minimax" / "minimax.ipynb").is_file(), who
+    assert not (root / "submitted" / "amy").exists()
+    assert not (root / "submitted" / "mal" / "a1_minimax" / "sub" / "pipe").exists()
+    log = result["log"]
+    assert "FIFO" in log and "sub/pipe" in log and "amy+a1_minimax" in log
+    assert ESC not in log and "\r" not in log
+
+
+# --------------------------------------------------------------------------- item 5: the lock
+
+
+def test_the_course_lock_names_the_other_run_and_is_freed_when_it_ends(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from course.grading.run_lock import CourseBusy, course_lock
+
+    root = tmp_path / "course"
+    root.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom course.grading.run_lock import course_lock\n"
+         f"with course_lock({str(root)!r}, 'autograde --regrade\\x1b[2K'):\n"
+         "    print('held', flush=True)\n    time.sleep(120)\n"],
+        stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        for shared in (False, True):
+            with pytest.raises(CourseBusy) as busy:
+                with course_lock(root, "feedback", shared=shared):
+                    pass
+            said = str(busy.value)
+            assert f"process {holder.pid}" in said and "autograde --regrade" in said, said
+            assert "running since" in said and ESC not in said
+    finally:
+        holder.send_signal(signal.SIGKILL)             # however it ends, the lock is free
+        holder.wait()
+    with course_lock(root, "feedback"):
+        with course_lock(root, "autograde"):           # re-entrant in one process
+            pass
+    with course_lock(root, "grades", shared=True), course_lock(root, "summary", shared=True):
+        pass
+
+
+def test_report_updates_keep_what_others_wrote_meanwhile(tmp_path):
+    from course.grading.course_dir import course_layout
+    from course.grading.results.report import read_report, update_report
+    from test_grading_support import copy_course
+
+    layout = course_layout(copy_course(tmp_path / "course", approve=False))
+    update_report(layout, {"ada/a1": {"status": "graded"}, "bob/a1": {"status": "grading"}})
+    stale = read_report(layout)                       # a run's copy, read before the others wrote
+    update_report(layout, {"bob/a1": {"status": "graded"}})
+    update_report(layout, {"ada/a1": dict(stale["ada/a1"], score=9.0)})
+    assert read_report(layout) == {"ada/a1": {"status": "graded", "score": 9.0},
+                                   "bob/a1": {"status": "graded"}}
+    update_report(layout, {"ada/a1": None})
+    assert list(read_report(layout)) == ["bob/a1"]

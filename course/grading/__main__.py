@@ -22,7 +22,11 @@ command                                            what it does
 =================================================  ===============================================
 
 Every command takes ``--root DIR``, the course directory (default: the current
-one).  Problems an instructor must fix end with exit status 2 and one line on
+one).  The commands that change grades or their inputs hold the course lock while they run, and
+those that read grades a shared one (:mod:`.run_lock`): a command that finds the course busy
+stops at once, naming the other.  Whatever a command prints passes through
+:mod:`.safe_text`: no character a student wrote reaches the terminal as a command.
+Problems an instructor must fix end with exit status 2 and one line on
 standard error; ``collect-zip`` ends with status 1 when it refused entries,
 found ambiguous ones or roster students with nothing; a submission that cannot be graded never stops the others
 (it is listed, with the reason, in the grading report and in ``grades.csv``); ``autograde``
@@ -155,6 +159,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     args = build_parser().parse_args(argv)
     from .autograde import autograde
+    from .safe_text import console_text
     from .course_dir import prepare
     from .intake.lms_zip import collect_zip
     from .release import release, student_bundle
@@ -186,9 +191,9 @@ def _main(argv: Sequence[str] | None) -> int:
             done = collect_zip(args.zip, args.submissions, root=args.root, assignment=args.assignment,
                                log=lambda line: print(f"WARNING: {line}"))
             for student, assignment, name, _ in done.collected:
-                print(f"{student}/{assignment}/{name}")
+                print(console_text(f"{student}/{assignment}/{name}"))
             for note in done.notes:
-                print(f"note: {note}")
+                print(f"note: {console_text(note)}")
             print(f"{len(done.collected)} files collected into {args.submissions}; "
                   f"{len(done.refused)} refused, {len(done.ambiguous)} ambiguous, "
                   f"{len(done.ignored)} ignored")
@@ -280,12 +285,13 @@ def _main(argv: Sequence[str] | None) -> int:
         elif args.command == "remove-student":
             from .term import remove_student
 
-            removal = remove_student(args.root, args.student, dry_run=not args.yes, log=print)
+            removal = remove_student(args.root, args.student, dry_run=not args.yes,
+                                     log=lambda line: print(console_text(line)))
             if not args.yes:
                 for line in removal.lines():
-                    print(f"would remove {line}")
+                    print(f"would remove {console_text(line)}")
                 for path in removal.exchange:
-                    print(f"would leave in the exchange (the student's files): {path}")
+                    print(f"would leave in the exchange (the student's files): {console_text(path)}")
                 print("nothing removed: add --yes to remove")
         elif args.command == "summary":
             summary(args.root, args.output_dir, log=print)
