@@ -439,3 +439,50 @@ def test_report_updates_keep_what_others_wrote_meanwhile(tmp_path):
                                    "bob/a1": {"status": "graded"}}
     update_report(layout, {"ada/a1": None})
     assert list(read_report(layout)) == ["bob/a1"]
+
+
+def test_zip_entry_names_reach_the_console_escaped(tmp_path):
+    import zipfile
+
+    from course.grading.__main__ import main
+    from test_grading_support import copy_course
+
+    root = copy_course(tmp_path / "course", approve=False)
+    body = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    archive = tmp_path / "lms.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr(zipfile.ZipInfo("ada_1234_5678_minimax.ipynb", (2024, 3, 1, 9, 0, 0)), body)
+        # a second file of ada's: the line that says which was kept names it (before: raw)
+        zf.writestr(zipfile.ZipInfo("ada_1234_5679_minimax_\x1b[2K\rforged.ipynb", (2024, 3, 1, 10, 0, 0)), body)
+        zf.writestr(zipfile.ZipInfo("bob_4321_5679_my_minimax_\x1b]0;x\x07.ipynb", (2024, 3, 1, 10, 0, 0)), body)
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        main(["--root", str(root), "collect-zip", str(archive), "--submissions", str(root / "submitted")])
+    text = out.getvalue() + err.getvalue()
+    assert "two files in the zip" in text and "forged.ipynb" in text
+    assert ESC not in text and "\r" not in text and "\x07" not in text
+    lines: list[str] = []
+    from course.grading.intake.lms_zip import collect_zip
+
+    collect_zip(archive, tmp_path / "again", root=root, log=lines.append)    # the library's log too
+    assert lines and not any(ESC in line for line in lines)
+
+
+def test_a_queue_that_dies_leaves_every_job_a_record(tmp_path, monkeypatch):
+    from course.grading.autograde import queue
+    from course.grading.course_dir import course_layout
+    from course.grading.results.report import GradeRecord
+    from test_grading_support import copy_course
+
+    layout = course_layout(copy_course(tmp_path / "course", approve=False))
+
+    class NoWorker:
+        def __init__(self, *args, **kwargs):
+            raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(queue, "_Worker", NoWorker)
+    staged = {(who, "a1_minimax"): GradeRecord(who, "a1_minimax", "failed") for who in ("ada", "bob", "cy")}
+    ended: list[GradeRecord] = []
+    queue.run_jobs(layout, tmp_path / "staging", staged, 4, 30.0, ended.append, jobs=2)
+    assert sorted(r.student for r in ended) == ["ada", "bob", "cy"]
+    assert all(r.status == "failed" and "not graded: OSError" in r.reason for r in ended), ended

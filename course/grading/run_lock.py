@@ -6,7 +6,8 @@ submissions: nbgrader's ``--force`` of one removed the other's folders
 grading report from its own copy, so an honest student could end with status
 ``grading`` and no grade.  The commands that change grades, the gradebook or
 the files they come from therefore hold the **course lock** while they run,
-an exclusive ``flock`` on ``autograded/.course-grading/run.lock``:
+an exclusive ``flock`` on ``.grading-run/lock`` in the course directory (beside it, each
+holder's process id, command and start time, for the message another command gives):
 
 ================================================  =========================================
 command                                           lock
@@ -42,7 +43,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .course_dir import REPORT_PATH, WorkflowError
+from .course_dir import WorkflowError
 
 __all__ = ["CourseBusy", "course_lock", "lock_path", "LOCKS"]
 
@@ -59,9 +60,13 @@ class CourseBusy(WorkflowError):
     """Another grading command holds the course lock (the message names it)."""
 
 
+#: The course lock's folder, in the course directory (never in a student's copy of the course).
+LOCK_FOLDER = ".grading-run"
+
+
 def lock_path(root: str | os.PathLike) -> Path:
-    """The course lock's file: ``autograded/.course-grading/run.lock`` under ``root``."""
-    return Path(root).resolve() / REPORT_PATH.parent / "run.lock"
+    """The course lock's file: ``.grading-run/lock`` in the course directory ``root``."""
+    return Path(root).resolve() / LOCK_FOLDER / "lock"
 
 
 @dataclass
@@ -94,6 +99,8 @@ def _holders(folder: Path) -> list[dict]:
     except OSError:
         return []
     for path in entries:
+        if path.suffix != ".json":
+            continue
         try:
             info = json.loads(path.read_text(encoding="utf-8"))
             pid = int(info["pid"])
@@ -172,23 +179,19 @@ def course_lock(root: str | os.PathLike, command: str, *, shared: bool = False) 
                 try:
                     fcntl.flock(held.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except OSError:
-                    raise CourseBusy(_busy_message(path, command, _holders(path.with_suffix(".holders"))
-                                                   )) from None
+                    raise CourseBusy(_busy_message(path, command, _holders(path.parent))) from None
                 held.shared = False
             held.depth += 1
             fresh = None
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(mode=0o700, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
             try:
                 fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
             except OSError:
                 os.close(fd)
-                raise CourseBusy(_busy_message(path, command, _holders(path.with_suffix(".holders")))
-                                 ) from None
-            notes = path.with_suffix(".holders")
-            notes.mkdir(exist_ok=True)
-            note = _note_path(notes)
+                raise CourseBusy(_busy_message(path, command, _holders(path.parent))) from None
+            note = _note_path(path.parent)
             info = {"pid": os.getpid(), "command": command, "shared": shared,
                     "started": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
                     "host": socket.gethostname(), "argv": sys.argv[:20]}

@@ -407,11 +407,16 @@ class CopyAudit:
                    *self.assignments]
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         memory, seconds = AUDIT_MEMORY_BYTES, self.time_limit + AUDIT_MARGIN
-        self.proc: subprocess.Popen | None = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            cwd=str(layout.root), env=env, start_new_session=True,
-            preexec_fn=lambda: _limit_audit_process(memory, seconds))
         self.stderr: list[str] = []
+        self.start_error = ""
+        try:
+            self.proc: subprocess.Popen | None = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                cwd=str(layout.root), env=env, start_new_session=True,
+                preexec_fn=lambda: _limit_audit_process(memory, seconds))
+        except (OSError, subprocess.SubprocessError) as exc:   # grading goes on without it
+            self.proc, self.start_error = None, f"the audit could not start ({exc})"
+            return
         threading.Thread(target=self._read_err, daemon=True).start()
 
     def _read_err(self) -> None:
@@ -444,7 +449,7 @@ class CopyAudit:
         import subprocess
         import time
 
-        why = ""
+        why = self.start_error
         if self.proc is not None:
             try:
                 self.proc.wait(timeout=max(0.0, self.deadline - time.monotonic()))
