@@ -197,6 +197,7 @@ def test_the_grading_process_itself_is_not_hijacked(graded):
     assert "\x1b" not in out and "\r" not in out and "\x9b" not in out
     assert report[f"forger/{A1}"]["review"] == []
     assert "nothing, all fine" not in out
+    print(f"the class was graded in {graded['seconds']:.0f} s; the audit took {document['seconds']:.1f} s")
 
 
 def test_every_attacker_has_a_row_with_its_reason(graded):

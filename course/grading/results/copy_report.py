@@ -426,7 +426,12 @@ class CopyAudit:
             del self.stderr[:-20]
 
     def stop(self) -> None:
-        """Stop the audit's process (and anything it started) if it still runs."""
+        """Stop the audit's process (and anything it started) if it still runs, and remove its
+        results (grading was interrupted: nothing is reported)."""
+        self._halt()
+        self.output.unlink(missing_ok=True)
+
+    def _halt(self) -> None:
         import signal
 
         if self.proc is None:
@@ -455,7 +460,7 @@ class CopyAudit:
                 self.proc.wait(timeout=max(0.0, self.deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 why = f"the audit was stopped at its time limit ({self.time_limit:.0f} s)"
-            self.stop()
+            self._halt()
             code = self.proc.returncode
             if not why and code != 0:
                 tail = "".join(self.stderr).strip().splitlines()
