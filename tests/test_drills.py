@@ -38,7 +38,7 @@ def test_levels_grow_from_four_leaves_to_depth_four(kind):
     assert len(first.game.root.leaves()) == 4 and first.game.root.height() == 2
     last = make_drill(kind, level=5, seed=3)
     assert last.game.root.height() == 4
-    assert last.game.has_chance == (kind in ("minimax", "star1", "bab"))
+    assert last.game.has_chance == (kind in ("minimax", "star1", "c6", "bab", "bounds"))
     sizes = [sum(len(make_drill(kind, level=lv, seed=s).game.root.leaves()) for s in range(5))
              for lv in LEVELS]
     assert sizes[0] < sizes[1] <= sizes[2] <= max(sizes[3:]), sizes
@@ -81,22 +81,9 @@ def test_every_drill_is_worth_asking_and_its_own_answer_is_right(kind, level, se
 
 
 def _form(d, answer) -> dict:
-    """The form values (text boxes, ticks) that say ``answer``."""
-    values: dict = {}
-    if d.kind == "minimax":
-        values = {k: (v if k == "move" else fmt(v)) for k, v in answer.items()}
-    elif d.kind in ("pruning", "bab"):
-        values = {f.id: f.id in answer for f in d.fields()}
-    elif d.kind == "window":
-        for name, window in answer.items():
-            if window is None:
-                values[f"{name}.skip"] = True
-            else:
-                values[f"{name}.alpha"], values[f"{name}.beta"] = (fmt(x) for x in window)
-    elif d.kind == "star1":
-        for k, (lo, hi) in enumerate(answer["rows"], 1):
-            values[f"row{k}.L"], values[f"row{k}.U"] = fmt(lo), fmt(hi)
-        values["stop"] = answer["stop"] or "none"
+    """The form values (text boxes, ticks) that say ``answer``: every field, empty ones too."""
+    values = d.form(answer)
+    assert set(values) == {f.id for f in d.fields()}
     return values
 
 
@@ -238,7 +225,7 @@ def test_star1_explains_the_chance_bounds_and_the_cut():
     d = make_drill("star1", tree=chance_note_game(u_a2_c1=-1), node=(1,))
     assert d.expected == {"rows": [(-1, Fraction(-3, 5))], "stop": "F"}
     v = d.check({"rows": [(-1, "-3/5"), (0, 0)], "stop": None})
-    assert v.wrong == ("stop",) and v.node == (1,)
+    assert v.wrong == ("row2.L", "row2.U", "stop") and v.node == (1,)
     assert "β = −3/5 ≤ α = −1/2, and F is not C's last child, so C prunes: G is never looked at" \
         in v.explanation
     v = d.check({"rows": [(-1, "-1/2")], "stop": "F"})
