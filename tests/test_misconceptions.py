@@ -390,3 +390,67 @@ def test_the_chance_window_from_vmin_and_vmax():
     old = make_drill("star1", tree=case.game, node=(1, 0))          # what it offered before
     assert not catches(old, MISTAKES["chance-initial-window"])
     assert "(Checked: a search with this mistake gets this drill wrong.)" in text
+
+
+# =============================================================================================
+# the models and the drills agree; a run no mistake reproduces is checked against its own record
+# =============================================================================================
+@pytest.mark.parametrize("kind", sorted(__import__("course.drills", fromlist=["KINDS"]).KINDS))
+def test_a_search_without_a_mistake_answers_every_drill_right(kind):
+    """The simulations (``simulate``) and the drills (``answer_from``, ``check``) agree: the
+    correct search's record answers every drill right, at every level."""
+    from course.grading.diagnose import model_answer
+
+    for level in (1, 2, 3, 4, 5):
+        for seed in (1, 2):
+            drill = make_drill(kind, level=level, seed=seed)
+            verdict = drill.check(model_answer(drill))
+            assert verdict.correct, (drill.code, verdict.explanation)
+
+
+def test_without_a_named_mistake_the_drill_is_checked_against_the_record():
+    """A mistake outside the catalogue (below a MIN node the children get alpha = -inf): no
+    mistake is named; the drill offered is one the student's own visits answer wrongly."""
+    def forgets_alpha(game, state):
+        def value(s, alpha, beta):
+            if game.is_terminal(s):
+                return game.utility(s)
+            if game.turn(s) is Player.MAX:
+                v = -INF
+                for m in game.moves(s):
+                    v = max(v, value(game.result(s, m), alpha, beta))
+                    if v >= beta:
+                        return v
+                    alpha = max(alpha, v)
+            else:
+                v = INF
+                for m in game.moves(s):
+                    v = min(v, value(game.result(s, m), -INF, beta))       # the mistake
+                    if v <= alpha:
+                        return v
+                    beta = min(beta, v)
+            return v
+        best = None
+        for m in game.moves(state):
+            v = value(game.result(state, m), best[0] if best else -INF, INF)
+            if best is None or v > best[0]:
+                best = (v, m)
+        return best
+
+    offered = 0
+    for case in exercise_cases(21, 30, depth=4, values=(0, 9)):
+        comp = compare(TASKS["alphabeta_decision"], forgets_alpha, case)
+        if comp.ok or comp.diagnosis is not None:
+            continue
+        text = comp.message()
+        assert "Likely mistake" not in text
+        for offer in comp.offers:
+            assert offer.catches == ("record",) and offer.kind == "pruning"
+            drill = _build(offer.call)
+            leaves = {p for kind, p in comp.run.events if kind == "leaf"}
+            answer = [drill.names[leaf.path] for leaf in drill.game.root.leaves()
+                      if leaf.path not in leaves]
+            assert not drill.check(answer).correct          # the student's leaves, checked wrong
+            assert "(Checked: what your search visited gives a wrong answer in this drill.)" in text
+            offered += 1
+    assert offered, "no run without a named mistake got a drill"

@@ -257,7 +257,8 @@ class Star1Drill(_ChanceNodeDrill):
     def worthwhile(self) -> bool:
         n = self.chance_node
         e = self.index.events[self.index.enter[n]]
-        return (e.alpha, e.beta) != (self.game.vmin, self.game.vmax) or self.expected["stop"] is not None
+        return ((e.alpha, e.beta) != (self.game.vmin, self.game.vmax)
+                or self.expected["stop"] is not None)
 
     @property
     def question(self) -> str:
@@ -447,10 +448,12 @@ class C6Drill(_ChanceNodeDrill):
 
     @classmethod
     def tree_params(cls, game: TreeGame, level: int, seed: int) -> dict[str, Any] | None:
-        """A chance node Star1 enters and takes two children or more in (the later ones first)."""
+        """A chance node whose windows are worth asking (see :meth:`worthwhile`), picked by the
+        seed, the ones Star1 enters later first; None when the tree has none."""
         result = star1(game, trace=True)
         idx = _Index(tuple(result.trace.events))
-        good = [p for p in idx.enter if game.node(p).kind == "chance" and len(idx.updates.get(p, [])) >= 2]
+        good = [p for p in idx.enter if game.node(p).kind == "chance"
+                and _c6_informative(idx, game, p)]
         if not good:
             return None
         later = good[1:] or good
@@ -459,18 +462,7 @@ class C6Drill(_ChanceNodeDrill):
     def worthwhile(self) -> bool:
         """A child after the first gets a window that its parent's bounds so far decide: with
         the initial vmin and vmax in their place, or with the parent's own window, it differs."""
-        vmin, vmax = self.game.vmin, self.game.vmax
-        n = self._node
-        for k, c in enumerate(self._children()[1:], 1):
-            state = self._state_before(k)
-            window = self._window(c)
-            if state is None or window is None:
-                continue
-            e, p = state, self.node(n).probabilities[k]
-            initial = chance_child_window(e.alpha, e.beta, vmin, vmax, p, vmin, vmax)
-            if window != initial and window != (e.alpha, e.beta):
-                return True
-        return False
+        return _c6_informative(self.index, self.game, self._node)
 
     @property
     def question(self) -> str:
@@ -628,6 +620,22 @@ class C6Drill(_ChanceNodeDrill):
                 f"min({fmt(vmax)}, ({fmt(e.beta)} − {_op(e.lower)})/{q} + {_op(vmin)}) = {fmt(b)}.")
 
 
+def _c6_informative(idx: _Index, game: TreeGame, node: Path) -> bool:
+    """Whether a child after the first of chance node ``node`` gets a window that differs both
+    from the one computed with the initial vmin, vmax and from the chance node's own window."""
+    vmin, vmax = game.vmin, game.vmax
+    updates = idx.updates.get(node, [])
+    probabilities = game.node(node).probabilities
+    for k in range(1, len(updates)):          # child k (0-based) is searched after update k - 1
+        e = idx.events[updates[k - 1]]
+        p = probabilities[k]
+        window = chance_child_window(e.alpha, e.beta, e.lower, e.upper, p, vmin, vmax)
+        initial = chance_child_window(e.alpha, e.beta, vmin, vmax, p, vmin, vmax)
+        if window != initial and window != (e.alpha, e.beta):
+            return True
+    return False
+
+
 def _div(x: Any) -> str:
     """A number as a divisor: in parentheses when it is a fraction or negative."""
     text = fmt(x)
@@ -729,7 +737,8 @@ class BoundsDrill(_BoundedWords, Drill):
         out: dict[str, Any] = {}
         for p in self._inner():
             name = self.names[p]
-            pair = (_parse(values, f"{name}.L", optional=True), _parse(values, f"{name}.U", optional=True))
+            pair = (_parse(values, f"{name}.L", optional=True),
+                    _parse(values, f"{name}.U", optional=True))
             if values.get(f"{name}.skip") in (True, "true", "on", 1):
                 if pair != _EMPTY:
                     fid = f"{name}.L" if pair[0] is not None else f"{name}.U"
@@ -861,7 +870,8 @@ class BoundsDrill(_BoundedWords, Drill):
             how = "it pruned, and " if cut is not None else ""
             return (f"{how}a chance node weighs its children's bounds by their probabilities"
                     f"{unsearched}: L = {terms_L} = {fmt(lo)}, U = {terms_U} = {fmt(hi)}.")
-        listed = [_op(idx.returned(c)[0]) for c in searched], [_op(idx.returned(c)[1]) for c in searched]
+        listed = ([_op(idx.returned(c)[0]) for c in searched],
+                  [_op(idx.returned(c)[1]) for c in searched])
         if node.kind == "max":
             low = f"L = max(L(c)) = max({', '.join(listed[0])}) = {fmt(lo)}"
             if cut is not None:

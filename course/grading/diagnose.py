@@ -88,7 +88,8 @@ _CATALOGUE = [
     _m("root-max", "minimax alphabeta", "the root always maximises, even when MIN is to move there",
        "move", "minimax"),
     _m("last-tie", "minimax alphabeta",
-       "on a tie the root keeps the LAST best child; the rule takes the first (in order)", "move", "minimax"),
+       "on a tie the root keeps the LAST best child; the rule takes the first (in order)", "move",
+       "minimax"),
     _m("strict-cut", "alphabeta",
        "it cuts only on a strict inequality (v > beta at MAX, v < alpha at MIN); the rule cuts on "
        "equality too", "cut", "pruning window"),
@@ -105,7 +106,8 @@ _CATALOGUE = [
        "returns", "minimax"),
     # --- Star1 and Bounded Alpha-Beta ----------------------------------------------------------
     _m("strict-prune", "star1 bab",
-       "it prunes only when beta < alpha + epsilon; the rule prunes on equality too", "cut", "bab bounds star1"),
+       "it prunes only when beta < alpha + epsilon; the rule prunes on equality too", "cut",
+       "bab bounds star1"),
     _m("epsilon-ignored", "bab", "it prunes when beta <= alpha, ignoring epsilon (that is Star1)",
        "cut", "bab bounds"),
     _m("prune-last", "star1 bab",
@@ -916,7 +918,8 @@ def practice(named: tuple[Mistake, ...] | list[Mistake], case: Case, *,
         found = None
         for source in (_case_drills, _seeded_drills):
             for kind in mistake.drills:
-                found = next(((call, kind, on_case) for call, drill, on_case in source(kind, case, focus)
+                found = next(((call, kind, on_case)
+                              for call, drill, on_case in source(kind, case, focus)
                               if catches(drill, mistake)), None)
                 if found:
                     break

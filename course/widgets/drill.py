@@ -257,8 +257,10 @@ def picture_height(drill: Drill) -> int:
     row is in view without panning.
 
     >>> from course.drills import make_drill
-    >>> picture_height(make_drill("pruning", level=1, seed=1)), picture_height(make_drill("star1", level=5, seed=1))
-    (380, 620)
+    >>> picture_height(make_drill("pruning", level=1, seed=1))
+    380
+    >>> picture_height(make_drill("star1", level=5, seed=1))
+    620
     """
     return max(380, PX_BESIDES + PX_PER_LEVEL * drill.game.root.height())
 
