@@ -72,6 +72,10 @@ A kind is one subclass of :class:`Drill` plus a tree shape per level:
    in :data:`course.drills.generate.SHAPES`.
 3. Name the catalogue mistakes it catches in :mod:`course.grading.diagnose` (a mistake's
    ``drills``): feedback then offers it when it checks that the mistake answers it wrongly.
+   That check simulates the kind's :attr:`~Drill.family` (``diagnose.simulate``): a kind about
+   a search the simulator does not know yet (Star2, say) needs its family added there first;
+   until then feedback never offers it, and ``tests/test_misconceptions.py`` (the correct
+   search's record must answer every kind right) says so.
 
 The widget (:mod:`course.widgets.drill`) needs nothing more: it builds the form from the
 fields, and the tests of ``tests/test_drills.py`` and ``tests/test_misconceptions.py``

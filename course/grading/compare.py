@@ -782,20 +782,6 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _chance_above(case: Case, path: tuple | None) -> tuple | None:
-    """The chance node at ``path`` or nearest above it, if the case's game is an explicit tree."""
-    tree = case.game.game if hasattr(case.game, "game") else case.game
-    if path is None or not isinstance(tree, TreeGame) or case.state is not None:
-        return None
-    for depth in range(len(path), -1, -1):
-        try:
-            if tree.node(path[:depth]).kind == "chance":
-                return path[:depth]
-        except KeyError:
-            return None
-    return None
-
-
 def _check_shape(task: Task, returned: Any) -> str | None:
     want = {"value": "a number", "decision": "a pair (value, move)",
             "bounds": "a triple (lower, upper, move)"}[task.returns]

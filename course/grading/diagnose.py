@@ -480,8 +480,8 @@ class Diagnosis:
                     "visits the same nodes in the same order and returns what yours returned."
                     + (f"\n{self.where}" if self.where else ""))
         shown = len(self.others) + 1
-        more = (f" ({self.reproducing} known mistakes do; these are the ones particular to this "
-                "search first)" if self.reproducing > shown else "")
+        more = (f" ({self.reproducing} known mistakes do; the ones particular to this search "
+                "are named first)" if self.reproducing > shown else "")
         lines = [f"Likely mistake, one of these {shown}: each reproduces your search exactly on "
                  f"this case (the same visits, in order, and the same result){more}."]
         for i, (mistake, where) in enumerate(((self.mistake, self.where),) + self.others, 1):
