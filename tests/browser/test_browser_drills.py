@@ -19,6 +19,8 @@
 * A drill's picture after "Check answer" (levels 3 and 5): the node asked about and every leaf
   inside the picture's viewport, labels at the readable size.
 * The mastery bar on the dark theme: its boxes at least 3:1 against the background.
+* The kinds added for the misconception catalogue (root, c6, bounds) by keyboard: every box named
+  by its label in Chromium's accessibility tree, Enter checks, the result announced, axe-clean.
 
 Each test writes a one-purpose notebook into the server's temporary root and shares the session's
 JupyterLab.  Screenshots go to the test's temporary folder, and to ``$COURSE_SCREENSHOTS`` when
@@ -57,6 +59,8 @@ NOTEBOOKS = {
     "two": ["from course.widgets import drill\ndrill('pruning', level=1, seed=7)",
             "drill('pruning', level=1, seed=12)"],
     "star1": ["from course.widgets import drill\ndrill(code='star1-1-76390')"],
+    "kinds": ["from course.widgets import drill\ndrill('root', level=3, seed=2)",
+              "drill('c6', level=3, seed=2)", "drill('bounds', level=3, seed=2)"],
     "sizes": ["from course.widgets import drill\ndrill('pruning', level=3, seed=4)",
               "drill('pruning', level=5, seed=4)", "drill('star1', level=5, seed=4)",
               "drill('c6', level=5, seed=3)"],       # SIZES below
@@ -479,3 +483,33 @@ def test_enter_checks_in_notebook7(browser, lab_server, notebooks):
     finally:
         nb7.close_all()
         context.close()
+
+
+@pytest.mark.parametrize("cell, kind", [(0, "root"), (1, "c6"), (2, "bounds")])
+def test_the_new_kinds_by_keyboard_and_screen_reader(lab, notebooks, axe, cell, kind):
+    state = lab.state()
+    if cell == 0 or not (state and state["path"].endswith("kinds.ipynb")):
+        _open(lab, "kinds")
+    out = lab.output_locator(cell)
+    page = lab.page
+    first = out.locator(".course-drill form input[type=text]").first
+    first.wait_for(state="visible")
+    out.evaluate("el => el.querySelectorAll('.course-drill input, .course-drill select')"
+                 ".forEach((e) => e.setAttribute('data-kind-test', '1'))")
+    names = _ax_names(page, "input[data-kind-test]:not([type=radio])")
+    labels = out.locator("input[data-kind-test]:not([type=radio])").evaluate_all(
+        "els => els.map((e) => e.labels[0].textContent.trim())")
+    assert names == labels and all(names), (names, labels)
+    first.focus()                                     # then the keyboard only
+    page.keyboard.type("99")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Enter")
+    result = out.locator(".cd-result")
+    page.wait_for_function("el => el.textContent.includes('right')", arg=result.element_handle(),
+                           timeout=15_000)
+    assert "right" in _live(out.locator(".course-drill").last)
+    assert out.locator("input[aria-invalid=true]").count() >= 1
+    violations = axe.run_axe(page, include=[".jp-OutputArea-output"])
+    assert not violations, axe.describe_violations(violations)
+    assert lab.console_errors == []
