@@ -342,9 +342,31 @@ def test_a_student_with_the_mistake_is_told_it_and_gets_a_drill_that_catches_it(
             drill = _build(offer.call)
             for caught in offer.catches:
                 assert catches(drill, MISTAKES[caught]), (caught, offer.call)
+            if key in offer.catches and offer.kind in _LEAF_KINDS.get(task.reference, ()):
+                assert _student_leaves_wrong(task, student, drill), offer.call
         if checked >= CHECKED:
             break
     assert checked, f"the {key} student passes every case of {CATALOGUE[key]}"
+
+
+#: Drill kinds a student's own code answers by running on the drill's tree: the leaves it never
+#: evaluates (the search families where that answer is the student's search's).
+_LEAF_KINDS = {"alphabeta": ("pruning",), "star1": ("bab",), "bab": ("bab",)}
+
+
+def _student_leaves_wrong(task, student, drill) -> bool:
+    """The student's own code, run on the drill's tree: do the leaves it never evaluates answer
+    the drill wrongly?  (The simulation stands for the student's mental model; this checks that
+    it also stands for the student's code on the drill's tree.)"""
+    from course.grading.compare import run_student
+
+    epsilon = drill.epsilon if task.takes_epsilon else None
+    if task.reference == "star1" and drill.epsilon:
+        return True                       # a BAB drill with epsilon > 0 is not Star1's question
+    run = run_student(task, student, Case("drill", drill.game, epsilon=epsilon))
+    seen = {path for kind, path in run.events if kind == "leaf"}
+    answer = [drill.names[leaf.path] for leaf in drill.game.root.leaves() if leaf.path not in seen]
+    return not drill.check(answer).correct
 
 
 def _reference_events(comp) -> list:

@@ -10,8 +10,17 @@ outside the sandbox, and keeps the mistakes whose simulation reproduces the
 student's record *and* result exactly.  When one does, feedback can say which
 rule is broken, show the window or bounds the student's search most likely
 had at the first node where the mistake shows (the simulation's, next to the
-reference's), and point to the drill (:mod:`course.drills`) that practises
-that rule on the very tree where the search went wrong.
+reference's) and where its visits part from the reference's.
+
+The drill feedback offers (:mod:`course.drills`) is a claim too, and checked
+the same way: a mistake's simulation is also the student's *mental model*,
+and :func:`model_answer` runs it on a drill's own tree; :func:`practice`
+offers a drill only when the drill's own checker finds that answer wrong
+(:func:`catches`), on the very tree where the search went wrong when one of
+the mistake's drill kinds catches it there, else on a seeded tree.  When no
+mistake is named, :func:`record_practice` checks a drill against what the
+student's record says (the leaves it evaluated, the root's value); when no
+drill can be checked, none is offered.
 
 When no catalogue mistake matches, :func:`window_hint` still reads an
 inequality on the student's alpha or beta from the record: a node that went
