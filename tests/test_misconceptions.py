@@ -476,3 +476,20 @@ def test_without_a_named_mistake_the_drill_is_checked_against_the_record():
             assert "(Checked: what your search visited gives a wrong answer in this drill.)" in text
             offered += 1
     assert offered, "no run without a named mistake got a drill"
+
+
+def test_under_the_strict_rule_no_mistake_and_no_drill_of_the_courses_rule():
+    """An instructor may grade by CS188's strict rule (check(..., strict=True)): the catalogue's
+    words and the drills state the course's rule (cut on equality), so none is offered there."""
+    from course.grading.checks import _task
+
+    task = _task("alphabeta_decision", True)
+    failed = 0
+    for case in _cases("alphabeta_decision"):
+        comp = compare(task, _student("alphabeta_decision", "root-window"), case)
+        if comp.ok:
+            continue
+        failed += 1
+        assert comp.diagnosis is None and comp.offers == ()
+        assert "Likely mistake" not in comp.message() and "drill(" not in comp.message()
+    assert failed

@@ -555,11 +555,15 @@ def diagnose(task: Any, case: Case, events: tuple, returned: Any, reference: Any
     -------
     Diagnosis or None
         None when no mistake (or the correct search itself) reproduces the run,
-        when the case is too big, or for a task without a catalogue (depth limits).
+        when the case is too big, or for a task without a catalogue (depth limits, or the
+        strict pruning rule an instructor may choose: the catalogue's mistakes and the drills
+        are stated for the course's rule, which cuts on equality).
     """
     family = _family(task)
     if task.takes_depth or family not in ("minimax", "expectimax", "alphabeta", "star1", "bab"):
         return None
+    if getattr(task, "strict", False):
+        return None       # the catalogue's simulations and words are those of the course's rule
     order = task.order
     base = simulate(family, case, None, order=order)
     if base is None or _matches(base, task, events, returned):
@@ -961,8 +965,8 @@ def record_practice(task: Any, case: Case, events: tuple, returned: Any, *,
     can be checked this way (a move ordering, a depth limit, a game that is not a tree).
     """
     family = task.reference
-    if task.takes_depth or task.order != "given":
-        return ()
+    if task.takes_depth or task.order != "given" or getattr(task, "strict", False):
+        return ()         # (a strict task: the drills ask the course's rule, which cuts on equality)
     if family in ("minimax", "expectimax"):
         kinds = ("minimax",)
     elif family in ("alphabeta", "star1", "bab"):
