@@ -162,8 +162,8 @@ def _seed_table(text, number):
 
 
 @needs_seeds
-@pytest.mark.parametrize("number, table, kind", [(1, "table1", "errors"), (2, "table1", "nodes"),
-                                                 (3, "table3", "errors"), (4, "table3", "nodes")])
+@pytest.mark.parametrize("number, table, kind", [(1, "table1", "errors"), (2, "table2", "nodes"),
+                                                 (3, "table3", "errors"), (4, "table4", "nodes")])
 def test_chen_tables_are_the_papers(number, table, kind):
     ours = (paper.CHEN_ERRORS if kind == "errors" else paper.CHEN_NODES)[table]
     assert _seed_table(_seed("003"), number) == {k: float(v) for k, v in ours.items()}
