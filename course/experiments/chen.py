@@ -40,13 +40,16 @@ __all__ = ["run_chen", "simulate", "paper_simulations", "paired_difference"]
 
 
 def paper_simulations(table: str) -> int:
-    """How many simulations a table's printed precision implies.
+    """The largest number of simulations a table's printed digits allow.
 
     Each error is a mean of integers over ``N`` simulations, so every entry
-    is a multiple of ``1/N`` and ``N`` is a multiple of ``1/(the largest step
-    that divides every entry)``.  Table 1 prints 3 decimals that need
-    ``N = 1000``; every entry of Table 3 is a multiple of 0.005, consistent
-    with ``N = 200`` (the paper says "at least 1000").
+    is a multiple of ``1/N``; this returns ``1000`` divided by the largest
+    step (in thousandths) that divides every entry.  For Table 1 that is just
+    its printed precision: any number printed with three decimals is a
+    multiple of 1/1000, which says nothing about ``N`` (the text says "at
+    least 1000").  Every entry of Table 3 is a multiple of 0.005, which
+    three-decimal means would rarely all be by chance: Table 3 looks like
+    means over 200 simulations.
 
     >>> paper_simulations("table1"), paper_simulations("table3")
     (1000, 200)
