@@ -25,6 +25,9 @@ are computed with the same rule, term by term in the same order, ``vmin``
 
     L_k = clamp((p_1 L(c_1) + ... + p_k L(c_k) + p_{k+1} vmin + ... + p_n vmin) / T, ...)
 
+(With exact numbers the unexplored terms are added as one product, ``(p_{k+1} + ... + p_n) vmin``,
+kept up to date as children return: the same number, at a cost that does not grow with ``n``.)
+
 Every step of this computation is monotone (a rounded sum or product never
 decreases when an operand grows, nor does a max, min or clamp), and the same
 computation with the children's exact values gives expectimax's value.  So,
