@@ -18,7 +18,7 @@ from .alphabeta import alphabeta, naive_epsilon
 from .bab import bab, star1
 from .minimax import expectimax, minimax
 from .ordering import ORDERINGS
-from .result import NodeRecord, SearchResult, Trace, TraceEvent
+from .result import ChildResult, NodeRecord, SearchResult, Trace, TraceEvent
 from .selective import selective
 
 ALGORITHMS = {
@@ -33,5 +33,5 @@ ALGORITHMS = {
 
 __all__ = [
     "minimax", "expectimax", "alphabeta", "naive_epsilon", "star1", "bab", "selective",
-    "SearchResult", "Trace", "TraceEvent", "NodeRecord", "ORDERINGS", "ALGORITHMS",
+    "SearchResult", "ChildResult", "Trace", "TraceEvent", "NodeRecord", "ORDERINGS", "ALGORITHMS",
 ]

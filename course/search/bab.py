@@ -53,7 +53,7 @@ from ..game import Game, Path, Player
 from ..trees import TreeGame
 from ._context import EXPAND, SearchContext, check_epsilon, first_best
 from .chance import ChanceBounds
-from .result import SearchResult
+from .result import ChildResult, SearchResult
 
 __all__ = ["bab", "star1"]
 
@@ -202,7 +202,7 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, **options) -> SearchR
             Lc, Uc = search(result(state, moves[index]), path + (index,), depth + 1,
                             child_alpha, child_beta)       # line 12
             if not path:
-                root_children.append((index, Lc, Uc))
+                root_children.append(ChildResult(index, Lc, Uc))
             if is_max:                                     # lines 13-15
                 if Uc > best_U:
                     best_U = Uc                            # best_U = max(best_U, U(c))
