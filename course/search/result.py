@@ -61,7 +61,7 @@ from typing import Any, NamedTuple
 from ..game import Path
 
 __all__ = ["SearchResult", "TraceEvent", "Trace", "NodeRecord", "ChildResult", "bounds_text",
-           "fail_soft_bounds", "known_bounds", "FAIL_SOFT", "PROPAGATED"]
+           "fail_soft_bounds", "known_bounds", "KnownBounds", "FAIL_SOFT", "PROPAGATED"]
 
 INF = float("inf")
 
@@ -165,47 +165,70 @@ def known_bounds(events: Iterable["TraceEvent"], algorithm: str) -> dict[Path, t
     >>> known[()], known[(0,)], known[(1,)], (1, 1) in known
     ((3, 3), (3, 3), (-inf, 2), False)
     """
-    known: dict[Path, tuple[Any, Any]] = {}
-    windows: dict[Path, tuple[Any, Any]] = {}
-    players: dict[Path, str | None] = {}
-    taken: dict[Path, list[int]] = {}
-    cut: set[Path] = set()
-    fail_soft, propagated = algorithm in FAIL_SOFT, algorithm in PROPAGATED
-    for e in events:
+    tracker = KnownBounds(algorithm)
+    for event in events:
+        tracker.add(event)
+    return tracker.known
+
+
+class KnownBounds:
+    """:func:`known_bounds` one event at a time: feed events to :meth:`add`, read :attr:`known`.
+
+    For a picture or a step-through that replays a trace event by event.
+    """
+
+    __slots__ = ("known", "_windows", "_players", "_taken", "_cut", "_fail_soft", "_propagated")
+
+    def __init__(self, algorithm: str) -> None:
+        self.known: dict[Path, tuple[Any, Any]] = {}
+        """Path -> ``(lower, upper)`` of every node finished so far."""
+        self._windows: dict[Path, tuple[Any, Any]] = {}
+        self._players: dict[Path, str | None] = {}
+        self._taken: dict[Path, list[int]] = {}
+        self._cut: set[Path] = set()
+        self._fail_soft = algorithm in FAIL_SOFT
+        self._propagated = algorithm in PROPAGATED
+
+    def add(self, e: "TraceEvent") -> tuple[Any, Any] | None:
+        """Take in the next event; return the bounds of the node it finished, if it finished one."""
         kind, path = e.kind, e.path
         if kind == "enter":
-            windows[path] = (e.alpha, e.beta)
-            players[path] = e.player
-            taken[path] = []
-            cut.discard(path)
-        elif kind == "leaf":
-            known[path] = (e.lower, e.upper)
-        elif kind == "update":
-            if e.child is not None and path in taken:
-                taken[path].append(e.child)
-        elif kind == "cutoff":
-            cut.add(path)
-        elif kind == "exit":
-            if e.lower is None or e.upper is None:
-                continue
-            player = players.get(path)
-            if e.lower != e.upper or player not in ("max", "min"):
-                known[path] = (e.lower, e.upper)
-            elif fail_soft and path in windows and None not in windows[path]:
-                known[path] = fail_soft_bounds(e.lower, *windows[path])
-            elif propagated:
-                children = [known.get(path + (i,)) for i in taken.get(path, [])]
-                if not children or None in children:
-                    known[path] = (-INF, INF)
-                elif player == "max":
-                    known[path] = (max(c[0] for c in children),
-                                   INF if path in cut else max(c[1] for c in children))
-                else:
-                    known[path] = (-INF if path in cut else min(c[0] for c in children),
-                                   min(c[1] for c in children))
+            self._windows[path] = (e.alpha, e.beta)
+            self._players[path] = e.player
+            self._taken[path] = []
+            self._cut.discard(path)
+            return None
+        if kind == "leaf":
+            self.known[path] = bounds = (e.lower, e.upper)
+            return bounds
+        if kind == "update":
+            if e.child is not None and path in self._taken:
+                self._taken[path].append(e.child)
+            return None
+        if kind == "cutoff":
+            self._cut.add(path)
+            return None
+        if kind != "exit" or e.lower is None or e.upper is None:
+            return None
+        player = self._players.get(path)
+        window = self._windows.get(path)
+        if e.lower != e.upper or player not in ("max", "min"):
+            bounds = (e.lower, e.upper)
+        elif self._fail_soft and window is not None and None not in window:
+            bounds = fail_soft_bounds(e.lower, *window)
+        elif self._propagated:
+            children = [self.known.get(path + (i,)) for i in self._taken.get(path, [])]
+            cut = path in self._cut
+            if not children or None in children:
+                bounds = (-INF, INF)
+            elif player == "max":
+                bounds = (max(c[0] for c in children), INF if cut else max(c[1] for c in children))
             else:
-                known[path] = (e.lower, e.upper)
-    return known
+                bounds = (-INF if cut else min(c[0] for c in children), min(c[1] for c in children))
+        else:
+            bounds = (e.lower, e.upper)
+        self.known[path] = bounds
+        return bounds
 
 
 class ChildResult(NamedTuple):

@@ -11,6 +11,7 @@ from ..draw import describe_event, draw_tree
 from ..errors import ParameterError
 from ..game import Game
 from ..search import ALGORITHMS
+from ..search.result import KnownBounds
 from ..trees import TreeGame
 from ._common import Explorer, as_tree
 from .player import Player
@@ -40,6 +41,8 @@ class StepThrough(Explorer):
         self.game = game
         self.result = result
         self.events = result.trace.events
+        tracker = KnownBounds(result.algorithm)       # what each exit event tells about its node
+        self._known = [tracker.add(event) for event in self.events]
         n = len(self.events)
         self.slider = widgets.IntSlider(value=0, min=0, max=n, description="step",
                                         continuous_update=True, layout=widgets.Layout(width="420px"))
@@ -70,7 +73,8 @@ class StepThrough(Explorer):
         event = self.events[upto - 1]
         node = self.game.node(event.path) if event.path is not None else None
         name = node.label if node is not None and node.label else None
-        text = html.escape(describe_event(event, index=upto - 1, name=name))
+        text = html.escape(describe_event(event, index=upto - 1, name=name,
+                                          known=self._known[upto - 1]))
         return f"<b>{text}</b> &nbsp; (of {len(self.events)} steps)"
 
     def compute(self):
