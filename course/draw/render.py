@@ -56,7 +56,7 @@ from typing import Any
 
 from ..errors import ParameterError, format_path
 from ..game import Game, Path
-from ..search.result import FAIL_SOFT, KnownBounds, SearchResult, TraceEvent, bounds_text
+from ..search.result import KnownBounds, PROPAGATED, SearchResult, TraceEvent, bounds_text, known_bounds
 from ..trees import TreeGame, TreeNode, game_to_tree
 from .picture import TreePicture
 from .style import FONT, PALETTE, fmt_number, fmt_probability, text_width
@@ -624,7 +624,13 @@ def _default_title(result: SearchResult, upto: int | None, total: int) -> str:
         name += f" (ε={fmt_number(result.epsilon)})"
     if upto is not None and upto < total:
         return f"{name}: after step {upto} of {total}"
-    if result.value is not None:
+    known = None
+    if result.algorithm in PROPAGATED and result.trace is not None:
+        known = known_bounds(result.trace, result.algorithm).get(())
+    if known is not None and known[0] != known[1] and result.value is not None:
+        # the naive rule's answer is not the value: say what it returned, and what is known
+        outcome = f"returns {fmt_number(result.value)}, worth {_bound_words(*known)}"
+    elif result.value is not None:
         outcome = f"value {fmt_number(result.value)}"
     else:
         outcome = f"value in [{fmt_number(result.lower)}, {fmt_number(result.upper)}]"
@@ -917,6 +923,9 @@ class _Builder:
             # expanded by the search, drawn without its children: what it returned is what is
             # known about it (a bound, maybe), never its EVAL or a number passed off as a value
             texts, details = self.inner_texts(rec)
+            if not texts.get("value"):         # a student's search: what it returned is unknown
+                texts["value"] = "…"
+                details = (details + "; " if details else "") + "what it returned is not recorded"
             return texts, (details + "; " if details else "") + "its children are not drawn"
         if node.is_leaf or (rec is not None and rec.player == "leaf"):
             value = rec.lower if rec is not None and rec.lower is not None else node.value
