@@ -544,8 +544,8 @@ class Match:
     >>> match.new_game()
     >>> match.games, match.game_seed != first
     (2, True)
-    >>> Match(Pig(target=4, faces=3, turn_limit=2), "star1", seed=match.game_seed).game_seed \
-    ...     == match.game_seed
+    >>> replay = Match(Pig(target=4, faces=3, turn_limit=2), "star1", seed=match.game_seed)
+    >>> replay.game_seed == match.game_seed
     True
     """
 
