@@ -180,3 +180,45 @@ def test_depth_limited_children_bound_the_depth_limited_value(search):
     assert exact.value == result.lower
     for child in result.children:
         assert child.contains(values[child.index]), (child, values[child.index])
+
+
+# -- the searches with a transposition table, and Star2 -------------------------------------------
+
+@lean
+@given(games(chance=True))
+def test_star2_children_and_trace_are_honest(game):
+    from course.search import star2
+
+    result = star2(game, trace=True)
+    check_known(game, result, check_children(game, result))
+
+
+@lean
+@given(games(), st.sampled_from([0, 1]))
+def test_tt_searches_on_trees_are_honest(game, epsilon):
+    from course.search import alphabeta_tt, bab_tt
+
+    for result in (alphabeta_tt(game, trace=True), bab_tt(game, epsilon=epsilon, trace=True)):
+        check_known(game, result, check_children(game, result))
+
+
+@pytest.mark.parametrize("start", [".X. / ... / ...", "X.. / .O. / ..."])
+def test_alphabeta_tt_table_answers_are_read_as_the_bounds_they_are(start):
+    """Tic-tac-toe transposes: the table answers positions ("table: lower value 1 ..."), with
+    the window already narrowed by the entry; what is known must still contain each value."""
+    from course.games import TicTacToe
+    from course.search import alphabeta_tt
+    from test_pictures_honest import play_values
+
+    game = TicTacToe(start)
+    root = game.initial_state()
+    result = alphabeta_tt(game, trace=True)
+    answered = [e for e in result.trace if e.kind == "cutoff" and e.reason.startswith("table: ")]
+    assert any("lower value" in e.reason or "upper value" in e.reason for e in answered)
+    value = play_values(game, root, alphabeta)
+    known = known_bounds(result.trace, result.algorithm)
+    for path, (lower, upper) in known.items():
+        v = value(path)
+        assert lower <= v <= upper and (lower != upper or lower == v), (path, lower, upper, v)
+    for child in result.children:
+        assert child.contains(value((child.index,))), child

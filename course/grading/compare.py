@@ -111,6 +111,9 @@ class Task:
     move_rule: str = ("the first move (in the order of game.moves) whose child value equals "
                       "the root value")
     """The rule for the root move, quoted when the move differs."""
+    strict: bool = False
+    """The reference prunes only on a strict inequality (CS188's rule; see
+    :func:`course.grading.checks.check`'s ``strict``)."""
 
 
 _AB_RULE = ("alpha-beta cuts at a MAX node when v >= beta and at a MIN node when v <= alpha "
@@ -356,7 +359,7 @@ def reference_result(task: Task, case: Case) -> SearchResult:
     InstrumentationTampered
         If the reference search functions were replaced in this process.
     """
-    memo = _REFERENCE_MEMO.get((task.reference, task.order, id(case)))
+    memo = _REFERENCE_MEMO.get((task.reference, task.order, task.strict, id(case)))
     if memo is not None and memo[0] is case:
         return memo[1]
     search = _REFERENCES[task.reference]
@@ -366,6 +369,8 @@ def reference_result(task: Task, case: Case) -> SearchResult:
             "kernel and do not change the course library's functions"
         )
     options: dict[str, Any] = {"order": task.order, "trace": True}
+    if task.strict:
+        options["strict"] = True
     if case.depth is not None:
         options["depth"] = case.depth
         if case.evaluate is not None:
@@ -377,13 +382,13 @@ def reference_result(task: Task, case: Case) -> SearchResult:
         result = search(case.game, case.state, **options)
     if len(_REFERENCE_MEMO) >= _REFERENCE_MEMO_SIZE:     # traces are large: keep a few hundred
         _REFERENCE_MEMO.clear()
-    _REFERENCE_MEMO[(task.reference, task.order, id(case))] = (case, result)
+    _REFERENCE_MEMO[(task.reference, task.order, task.strict, id(case))] = (case, result)
     return result
 
 
 # The reference result of a case object already checked (the grader checks the same cases for
 # every student: the case builders are memoised there, see course.grading.autograde.sandboxed).
-_REFERENCE_MEMO: dict[tuple[str, str, int], tuple[Case, SearchResult]] = {}
+_REFERENCE_MEMO: dict[tuple[str, str, bool, int], tuple[Case, SearchResult]] = {}
 _REFERENCE_MEMO_SIZE = 400
 
 

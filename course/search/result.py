@@ -54,6 +54,7 @@ returned numbers that are only bounds.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -65,7 +66,7 @@ __all__ = ["SearchResult", "TraceEvent", "Trace", "NodeRecord", "ChildResult", "
 
 INF = float("inf")
 
-FAIL_SOFT = frozenset({"alphabeta"})
+FAIL_SOFT = frozenset({"alphabeta", "alphabeta-tt"})
 """Searches that return one number per node which, outside the window the node was searched
 with, is only a bound (:func:`fail_soft_bounds`)."""
 
@@ -137,6 +138,10 @@ def fail_soft_bounds(returned: Any, alpha: Any, beta: Any) -> tuple[Any, Any]:
     return returned, returned
 
 
+#: A cut-off by a transposition table's answer (course.search.iterative): "table: lower value 3 ..."
+_TABLE_FLAG = re.compile(r"table: (exact|lower|upper) value ")
+
+
 def known_bounds(events: Iterable["TraceEvent"], algorithm: str) -> dict[Path, tuple[Any, Any]]:
     """What a traced search knows about each node it has finished: ``path -> (lower, upper)``.
 
@@ -177,7 +182,8 @@ class KnownBounds:
     For a picture or a step-through that replays a trace event by event.
     """
 
-    __slots__ = ("known", "_windows", "_players", "_taken", "_cut", "_fail_soft", "_propagated")
+    __slots__ = ("known", "_windows", "_players", "_taken", "_cut", "_table", "_fail_soft",
+                 "_propagated")
 
     def __init__(self, algorithm: str) -> None:
         self.known: dict[Path, tuple[Any, Any]] = {}
@@ -186,6 +192,7 @@ class KnownBounds:
         self._players: dict[Path, str | None] = {}
         self._taken: dict[Path, list[int]] = {}
         self._cut: set[Path] = set()
+        self._table: dict[Path, tuple[Any, Any]] = {}
         self._fail_soft = algorithm in FAIL_SOFT
         self._propagated = algorithm in PROPAGATED
 
@@ -197,6 +204,7 @@ class KnownBounds:
             self._players[path] = e.player
             self._taken[path] = []
             self._cut.discard(path)
+            self._table.pop(path, None)
             return None
         if kind == "leaf":
             self.known[path] = bounds = (e.lower, e.upper)
@@ -207,12 +215,21 @@ class KnownBounds:
             return None
         if kind == "cutoff":
             self._cut.add(path)
+            flag = _TABLE_FLAG.match(e.reason or "")
+            if flag and e.lower is not None and e.lower == e.upper:
+                # a transposition table answered: its entry's flag says what the value is (the
+                # window the trace shows was already narrowed by that entry)
+                self._table[path] = {"exact": (e.lower, e.lower), "lower": (e.lower, INF),
+                                     "upper": (-INF, e.lower)}[flag.group(1)]
             return None
         if kind != "exit" or e.lower is None or e.upper is None:
             return None
         player = self._players.get(path)
         window = self._windows.get(path)
-        if e.lower != e.upper or player not in ("max", "min"):
+        answered = self._table.pop(path, None)
+        if answered is not None and e.lower == e.upper:
+            bounds = answered
+        elif e.lower != e.upper or player not in ("max", "min"):
             bounds = (e.lower, e.upper)
         elif self._fail_soft and window is not None and None not in window:
             bounds = fail_soft_bounds(e.lower, *window)
