@@ -150,7 +150,9 @@ def bound_after(probabilities: Sequence[Any], total: Any, k: int, t: Any, s: Any
     ``s`` is the sum over the children before ``k`` (``p * L(c)`` or ``p * U(c)``),
     ``lo`` and ``hi`` their smallest and largest bound (None when ``k == 0``),
     ``fill`` is ``vmin`` (for ``L``) or ``vmax`` (for ``U``): the same operations
-    in the same order as :meth:`ChanceBounds.add` followed by :meth:`ChanceBounds.bounds`.
+    in the same order as :meth:`ChanceBounds.add` followed by :meth:`ChanceBounds.bounds`
+    (which, with exact numbers, adds the unexplored children's weight at once: exact sums do
+    not depend on the order of their terms, so the number is the same).
     """
     s += probabilities[k] * t
     if k == 0:
