@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from course import Player, parse_tree
+from course import Player
 from course.grading import GradingFailure
-from course.grading.cases import Case, EvaluatedGame, exercise_cases, playout_estimate
+from course.grading.cases import exercise_cases
 from course.grading.errorbounds import (check_decision_bound, check_selective_interval,
                                         check_value_interval, chen_comparison,
                                         error_textbook_cases, reference_intervals,

@@ -9,6 +9,7 @@ releasing again regrades every submission (the released notebook is in each grad
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -119,10 +120,7 @@ def test_the_setting_grades_end_to_end_and_a_change_regrades(tmp_path):
     for student, code in (("strict", _strict_code(course_rule)), ("course", course_rule)):
         target = root / "submitted" / student / A2
         target.mkdir(parents=True)
-        text = (SOLUTIONS / A2 / NB).read_text(encoding="utf-8")
-        import json
-
-        nb = json.loads(text)
+        nb = json.loads((SOLUTIONS / A2 / NB).read_text(encoding="utf-8"))
         for cell in nb["cells"]:
             if cell["metadata"].get("nbgrader", {}).get("grade_id") == "a2-alphabeta":
                 cell["source"] = code

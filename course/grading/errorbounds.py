@@ -55,8 +55,9 @@ from ..trees import parse_tree
 from .cases import Case, EvaluatedGame, as_cases, playout_estimate
 from .compare import DEFAULT_TIME_LIMIT, Task, run_student
 from .instrument import GameUsageError
-from .failures import (CheckFailed, GradingFailure, InstrumentationTampered, ReferenceSearchUsed, SearchCrashed,
-                       SearchTimeout, WrongBounds, WrongMove, WrongReturnType, WrongValue, raised)
+from .failures import (CheckFailed, GradingFailure, InstrumentationTampered, ReferenceSearchUsed,
+                       SearchCrashed, SearchTimeout, WrongBounds, WrongMove, WrongReturnType,
+                       WrongValue, raised)
 from .values import fmt, same_number
 
 __all__ = ["check_value_interval", "check_decision_bound", "check_selective_interval",
