@@ -117,8 +117,9 @@ def test_lesson_4_scale_of_eval_only_linear_keeps_expectimax_decisions():
         assert sum(p * (10 * v + 5) for p, v in terms) == 10 * sum(p * v for p, v in terms) + 5
 
 
-def test_lesson_4_pig_win_probability_is_a_linear_rescaling():
-    """The 'Try it' answer: P = (payoff + 1) / 2 applied to every value keeps expectimax's moves."""
+def test_lesson_4_win_probability_is_a_linear_rescaling():
+    """The 'Try it' answer: P = (payoff + 1) / 2, applied to every value the search sees (terminal
+    payoffs too), keeps depth-limited expectimax's moves (on Pig, a game with dice)."""
     from course.games import Pig
     from course.search import decision_table
 
