@@ -122,7 +122,8 @@ def make_drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None
         One of :data:`KINDS`.
     level : int
         1 (a 4-leaf tree) to 5 (a depth-4 tree, with chance nodes for
-        ``minimax``, ``star1`` and ``bab``).  Ignored with ``tree``.
+        ``minimax``, ``star1``, ``c6``, ``bab``, ``bounds`` and ``star2``).  Ignored
+        with ``tree``.
     seed : int, optional
         Seed of the tree (and of the ordering or epsilon the drill picks);
         default: a fresh one (see :func:`new_seed`).
@@ -139,8 +140,9 @@ def make_drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None
         For ``bab`` (default 1 on a given tree) and ``bounds`` (default 0,
         Star1); picked by the seed on a seeded tree.
     node : name or path, optional
-        For ``star1`` and ``c6``: the chance node to ask about (default: the last
-        one Star1 enters; on a seeded tree, one picked by the seed).
+        For ``star1``, ``c6`` and ``star2``: the chance node to ask about (default:
+        the last one the search enters, for ``star2`` the last whose outcomes it
+        probes; on a seeded tree, one picked by the seed).
     focus : path, optional
         A node to point the student to (grading feedback sets it).
 
