@@ -57,7 +57,10 @@ install-test: $(VENV)/.installed-test
 
 # --allow-root only when run as root (containers); a student's laptop never needs it.
 # `prepare` first: the nbgrader exchange (Assignment List) and a complete gradebook (Formgrader).
-# course/jupyter_config first on JUPYTER_CONFIG_PATH: the formgrader guard (course/formgrader_guard).
+# course/jupyter_config first on JUPYTER_CONFIG_PATH: nbgrader's formgrader only behind the course's
+# guard (course/formgrader_guard), also with an editable install.
+# LAB_ARGS: more options for jupyter lab, e.g. LAB_ARGS='--port=8890 --no-browser' (the address and
+# its token are printed at start: "http://localhost:8888/lab?token=...").
 lab: $(VENV)/.installed
 	$(PY) -m course.grading prepare
 	JUPYTER_CONFIG_PATH="$(CURDIR)/course/jupyter_config$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))" \

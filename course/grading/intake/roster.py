@@ -53,7 +53,7 @@ from ...errors import CourseError
 from .student_ids import describe_name, is_student_id
 
 __all__ = ["ROSTER_FILE", "ROSTER_COLUMNS", "RosterError", "RosterStudent", "Roster", "read_roster",
-           "parse_roster", "course_roster", "name_key"]
+           "parse_roster", "course_roster", "name_key", "names_into_gradebook"]
 
 #: The roster's file name, in the course directory.
 ROSTER_FILE = "roster.csv"
@@ -282,3 +282,58 @@ def course_roster(root: str | os.PathLike) -> Roster | None:
     if not path.exists():
         return None
     return read_roster(path)
+
+
+def names_into_gradebook(roster: Roster, gradebook) -> list[str]:
+    """Give the gradebook the roster's names, so that the formgrader lists students by name.
+
+    nbgrader's autograde adds a student to the gradebook by id only, and the
+    formgrader then shows them as "None, None".  This sets, for every student
+    of the roster, the first and last name and the e-mail address the roster
+    has (a student the gradebook does not know yet is added); a field the roster
+    leaves empty is left as the gradebook has it, and nobody is removed.
+
+    Parameters
+    ----------
+    roster : Roster
+        The course's roster (:func:`course_roster`).
+    gradebook : nbgrader.api.Gradebook
+        An open gradebook.
+
+    Returns
+    -------
+    list of str
+        The ids whose entry was added or changed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from nbgrader.api import Gradebook
+    >>> from course.grading.course_dir import ensure_tools_on_path
+    >>> ensure_tools_on_path()            # nbgrader runs alembic, installed beside it
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> roster = parse_roster("id,first_name,last_name\\nada,Ada,Lovelace\\ngrace,,Hopper\\n")
+    >>> with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gb:
+    ...     _ = gb.add_student("grace", first_name="Grace")
+    ...     changed = names_into_gradebook(roster, gb)
+    ...     names = sorted((s.id, s.first_name, s.last_name) for s in gb.students)
+    >>> changed, names
+    (['ada', 'grace'], [('ada', 'Ada', 'Lovelace'), ('grace', 'Grace', 'Hopper')])
+    """
+    from nbgrader.api import MissingEntry
+
+    changed = []
+    for student in roster:
+        wanted = {key: value for key, value in (("first_name", student.first_name),
+                                                ("last_name", student.last_name),
+                                                ("email", student.email)) if value}
+        try:
+            entry = gradebook.find_student(student.id)
+        except MissingEntry:
+            gradebook.add_student(student.id, **wanted)
+            changed.append(student.id)
+            continue
+        if any(getattr(entry, key) != value for key, value in wanted.items()):
+            gradebook.update_or_create_student(student.id, **wanted)
+            changed.append(student.id)
+    return changed
