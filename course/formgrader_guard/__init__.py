@@ -74,6 +74,7 @@ from __future__ import annotations
 
 import functools
 import html
+import json
 import re
 import secrets
 import sys
@@ -365,19 +366,35 @@ def _make_pages() -> tuple[type, type, type]:
         get = head = post = put = patch = delete = options = _answer
 
     class OwnTab(base):
-        """What JupyterLab's Formgrader panel shows when the formgrader may not be framed."""
+        """What JupyterLab's Formgrader panel shows when the formgrader may not be framed.
 
-        policy = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'self'"
+        The panel is nbgrader's iframe, sandboxed without ``allow-popups``: a link cannot open a
+        tab from it.  The button asks JupyterLab (nbgrader's own message channel from this frame)
+        to run its ``help:open`` command, which opens the address in a new browser tab.
+        """
 
         def initialize(self, target: str) -> None:
             self.target = target
 
         def get(self, *args: Any, **kwargs: Any) -> None:
+            nonce = secrets.token_urlsafe(16)
+            self.policy = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-{nonce}'; "
+                           "frame-ancestors 'self'")
+            target = html.escape(self.target)
             self.page(200, "The formgrader opens in its own tab",
                       "<p>The formgrader shows your students' work, so it is never shown inside another "
                       "page (here: JupyterLab).</p>"
-                      f'<p><a href="{html.escape(self.target)}" target="_blank" rel="noopener noreferrer">'
-                      "Open the formgrader in a new tab</a></p>")
+                      '<p><button type="button" id="open-formgrader">Open the formgrader in a new tab</button></p>'
+                      f'<p>Or open <a href="{target}" target="_blank" rel="noopener noreferrer">{target}</a> '
+                      "yourself (for example with the link's context menu).</p>"
+                      f'<script nonce="{nonce}">\n'
+                      'document.getElementById("open-formgrader").addEventListener("click", () => {\n'
+                      f'  const url = new URL({json.dumps(self.target)}, location.href).href;\n'
+                      "  if (window.parent !== window) {\n"
+                      '    window.parent.postMessage(JSON.stringify({command: "help:open", arguments: '
+                      '{url: url, text: "Formgrader", newBrowserTab: true}}), location.origin);\n'
+                      '  } else { window.open(url, "_blank", "noopener"); }\n'
+                      "});\n</script>")
 
     class Leave(base):
         """The warning page every link in a student's work goes through."""

@@ -111,10 +111,23 @@ STUDENT_LAB_PLUGINS_OFF = (
 #: own (course.formgrader_guard).  With ``'self'`` and one origin for the whole hub, a student's
 #: page framed the instructor's JupyterLab and acted as her (tests/test_hub.py, the takeover).
 INSTRUCTOR_CSP = "frame-ancestors 'none'"
-#: Kernels talk to their server over Unix sockets in the user's runtime folder, not over TCP ports
-#: on 127.0.0.1 that every account on the machine can connect to and listen on (JupyterHub's
-#: "Security Overview": KernelManager.transport).
-KERNEL_TRANSPORT = "ipc"
+#: Kernels talk to their server over Unix sockets in the user's runtime folder (mode 700), not over
+#: TCP ports on 127.0.0.1 that every account on the machine can connect to and listen on
+#: (JupyterHub's "Security Overview": KernelManager.transport).  A socket's path has at most 107
+#: bytes: the spawner gives each server a short runtime folder (~/.jupyter-run), and a server
+#: whose path would still be too long keeps TCP (and says so in its log).
+KERNEL_SOCKETS = """\
+# Kernels on Unix sockets in this user's runtime folder, not on TCP ports of 127.0.0.1 (which
+# any account on the machine can connect to and listen on).
+import os as _os
+from jupyter_core.paths import jupyter_runtime_dir as _runtime
+
+_longest = _os.path.join(_runtime(), "kernel-00000000-0000-0000-0000-000000000000-ipc-99")
+if len(_longest.encode()) <= 104:
+    c.KernelManager.transport = "ipc"
+else:
+    print(f"course.hub: kernels on TCP: {_longest} is too long for a Unix socket")
+"""
 
 _HUB_MARK = "# --- JupyterHub (written by python -m course.hub setup) ---"
 
@@ -211,8 +224,7 @@ def student_server_config() -> str:
         "# Only the instructor grades: these extensions are switched off for students.  (Set in\n"
         "# Python config, they win over the JSON files nbgrader installs, which switch them on.)\n"
         f"c.ServerApp.jpserver_extensions = {{\n{off},\n}}\n"
-        "# Kernels on Unix sockets in the student's runtime folder, not on TCP ports of 127.0.0.1.\n"
-        f"c.KernelManager.transport = {KERNEL_TRANSPORT!r}\n"
+        + KERNEL_SOCKETS
     )
 
 
@@ -232,7 +244,7 @@ def instructor_server_config() -> str:
         "# Autograde button grade only with the approved nbgrader_config.py (course/formgrader_guard).\n"
         "c.ServerApp.jpserver_extensions = {'course.formgrader_guard': True,\n"
         "                                   'nbgrader.server_extensions.formgrader': False}\n"
-        f"c.KernelManager.transport = {KERNEL_TRANSPORT!r}\n"
+        + KERNEL_SOCKETS
     )
 
 

@@ -180,14 +180,21 @@ c.Spawner.environment = {
 
 
 def _course_role(spawner):
-    """The instructor's and the students' Jupyter settings differ (see course/hub/__init__.py)."""
+    """The instructor's and the students' Jupyter settings differ (see course/hub/__init__.py);
+    graders' own servers are set up as students'."""
+    import pwd
+
     role = "instructor" if spawner.user.name == INSTRUCTOR else "student"
-    spawner.environment = {    # a new dict: the configured one is shared by every spawner
-        **spawner.environment,
+    environment = {
         "JUPYTER_CONFIG_PATH": os.pathsep.join([os.path.join(CONFIG_DIR, f"course-{role}"),
                                                 CONFIG_DIR]),
-        "COURSE_HUB_ROLE": role,
+        "COURSE_HUB_ROLE": "grader" if spawner.user.name in GRADERS else role,
     }
+    try:    # a short runtime folder: the kernels' Unix sockets live there (at most 107 bytes a path)
+        environment["JUPYTER_RUNTIME_DIR"] = os.path.join(pwd.getpwnam(spawner.user.name).pw_dir, ".jupyter-run")
+    except KeyError:
+        pass
+    spawner.environment = {**spawner.environment, **environment}   # a new dict: the configured one is shared
 
 
 c.Spawner.pre_spawn_hook = _course_role
