@@ -23,7 +23,8 @@ help:
 	@echo "              make test-hub     a class on a real JupyterHub (as root; course/hub/)"
 	@echo "Instructors:  make install      install the course only (to grade: no JupyterLab start)"
 	@echo "              make example-class   grade a throw-away class of four (build/example-class)"
-	@echo "              make lab          JupyterLab with nbgrader's formgrader (Nbgrader > Formgrader)"
+	@echo "              make lab          JupyterLab with nbgrader's formgrader (Nbgrader > Formgrader);"
+	@echo "                                LAB_DIR=build/example-class another course, LAB_ARGS=--port=8890"
 	@echo "              make release      regenerate exercises/ from solutions/ (nbgrader)"
 	@echo "              make student-bundle   the students' copy of the course (dist/*-student.zip)"
 	@echo "              make collect-zip ZIP=submissions.zip ASSIGNMENT=a1_minimax   unpack an LMS zip"
@@ -59,12 +60,15 @@ install-test: $(VENV)/.installed-test
 # `prepare` first: the nbgrader exchange (Assignment List) and a complete gradebook (Formgrader).
 # course/jupyter_config first on JUPYTER_CONFIG_PATH: nbgrader's formgrader only behind the course's
 # guard (course/formgrader_guard), also with an editable install.
+# LAB_DIR: the course directory to serve (default: this one), e.g. LAB_DIR=build/example-class.
 # LAB_ARGS: more options for jupyter lab, e.g. LAB_ARGS='--port=8890 --no-browser' (the address and
 # its token are printed at start: "http://localhost:8888/lab?token=...").
+LAB_DIR ?= .
 lab: $(VENV)/.installed
-	$(PY) -m course.grading prepare
-	JUPYTER_CONFIG_PATH="$(CURDIR)/course/jupyter_config$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))" \
-	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --ServerApp.default_url=/lab/tree/lessons \
+	cd "$(LAB_DIR)" && "$(abspath $(PY))" -m course.grading prepare
+	cd "$(LAB_DIR)" && JUPYTER_CONFIG_PATH="$(CURDIR)/course/jupyter_config$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))" \
+	"$(abspath $(BIN))/jupyter" lab --ServerApp.root_dir="$(abspath $(LAB_DIR))" \
+	  $(if $(wildcard $(LAB_DIR)/lessons),--ServerApp.default_url=/lab/tree/lessons) \
 	  $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) $(LAB_ARGS)
 
 test: $(VENV)/.installed-test

@@ -98,6 +98,10 @@ def _start(way: str, course: Path, home: Path, *, extra_env: dict | None = None,
     args = _server_args(port, token)
     if way == "make lab":
         command = make_command(course, "lab", "LAB_ARGS=" + " ".join(args + ["--LabApp.news_url="]))
+    elif way == "make lab LAB_DIR":           # make run in another checkout, serving this course
+        maker = fresh_clone(home.parent / "maker")
+        command = make_command(maker, "lab", f"LAB_DIR={course}",
+                               "LAB_ARGS=" + " ".join(args + ["--LabApp.news_url="]))
     elif way == "jupyter lab":
         command = [str(VENV / "bin" / "jupyter"), "lab", *args, "--LabApp.news_url="]
     elif way == "jupyter server":
@@ -121,15 +125,16 @@ def course(tmp_path):
     return fresh_clone(tmp_path / "clone")
 
 
-@pytest.mark.parametrize("way", ["make lab", "jupyter lab", "jupyter server"])
+@pytest.mark.parametrize("way", ["make lab", "make lab LAB_DIR", "jupyter lab", "jupyter server"])
 def test_every_way_to_start_the_server_serves_the_formgrader_guarded(course, tmp_path, way):
-    if way == "make lab" and shutil.which("make") is None:
+    if way.startswith("make") and shutil.which("make") is None:
         pytest.skip("make is not installed")
     server = _start(way, course, tmp_path / "home")
     try:
         status, policy = _guarded(server)
         assert status == 200, server.log_text()[-3000:]
         assert "script-src 'nonce-" in policy, (way, policy)
+        assert (course / "gradebook.db").exists()          # the formgrader serves this course
     finally:
         server.stop()
 
