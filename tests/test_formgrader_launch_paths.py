@@ -16,6 +16,7 @@ directory (the solutions, the grading secret).
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -249,32 +250,37 @@ def _gradebook_with_a_submission(course: Path) -> int:
         return submission.notebooks[0].id
 
 
-def test_a_get_cannot_make_the_formgrader_run_another_configuration(course, tmp_path):
-    """``/formgrader?path=DIR`` runs ``DIR/nbgrader_config.py`` in the instructor's server."""
+def test_nothing_nbgrader_does_on_a_get_escapes_the_course(course, tmp_path):
+    """``/formgrader?path=DIR`` ran ``DIR/nbgrader_config.py`` in the instructor's server; ``..`` in a
+    submission file's path served any file of the course directory (the solution, the grading
+    secret).  Both are refused; a link in a submission goes through the warning page; the roster's
+    names reach the formgrader."""
     planted = tmp_path / "planted"                # what another account could write in /tmp
     planted.mkdir()
     marker = tmp_path / "ran-as-the-instructor"
     (planted / "nbgrader_config.py").write_text(f"open({str(marker)!r}, 'w').write('owned')\n")
+    (course / ".grading-secret").write_text("s3cret-of-the-class\n")
+    notebook = _gradebook_with_a_submission(course)
+    (course / "roster.csv").write_text("id,first_name,last_name\nada,Ada,Lovelace\ngrace,Grace,Hopper\n")
     server = _start("jupyter lab", course, tmp_path / "home")
     try:
+        # the formgrader lists students by the roster's names (nbgrader's autograde adds ids only)
+        status, _, body = server.get("formgrader/api/students")
+        named = {s["id"]: (s["first_name"], s["last_name"]) for s in json.loads(body)}
+        assert named == {"ada": ("Ada", "Lovelace"), "grace": ("Grace", "Hopper")}, named
         status, _, _ = server.get(f"formgrader?path={planted}")
         time.sleep(0.5)
         assert not marker.exists(), "a GET ran another folder's nbgrader_config.py in the server"
         assert status == 403, status
-    finally:
-        server.stop()
-
-
-def test_a_submission_file_cannot_climb_out_of_the_submission(course, tmp_path):
-    """``..`` in a submission file's path served any file of the course directory."""
-    (course / ".grading-secret").write_text("s3cret-of-the-class\n")
-    notebook = _gradebook_with_a_submission(course)
-    server = _start("jupyter lab", course, tmp_path / "home")
-    try:
         for target in ("solutions/a1_minimax/minimax.ipynb", ".grading-secret", "nbgrader_config.py"):
             climb = "..%2F..%2F..%2F" + target.replace("/", "%2F")
             status, _, body = server.get(f"formgrader/submissions/{notebook}/{climb}")
             assert "BEGIN SOLUTION" not in body and "s3cret" not in body and "get_config" not in body, target
             assert status == 404, (target, status)
+        status, headers, body = server.get("formgrader/course-leave?to=/user/mallory/pwn")
+        assert status == 200 and "leads into this server or hub" in body and "/user/mallory/pwn" in body
+        assert "script-src" not in headers.get("Content-Security-Policy", "default-src 'none'")
+        status, _, body = server.get("formgrader/course-leave?to=javascript:alert(1)")
+        assert status == 400 and "alert" not in body
     finally:
         server.stop()
