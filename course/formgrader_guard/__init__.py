@@ -86,7 +86,8 @@ from traitlets import Bool, Unicode
 from traitlets.config import LoggingConfigurable
 
 __all__ = ["guard_grading_api", "FormgraderGuard", "PLACEHOLDER_LENGTH", "install",
-           "guard_this_formgrader", "same_site", "GUARD_SETTING", "LEAVE_PATH", "HAND_GRADING_WRITES"]
+           "guard_this_formgrader", "same_site", "guard_page", "own_tab_body", "GUARD_SETTING", "LEAVE_PATH",
+           "HAND_GRADING_WRITES"]
 
 #: Nonces and their placeholder have the same length, so replacing one keeps Content-Length right.
 PLACEHOLDER_LENGTH = 22
@@ -328,6 +329,42 @@ class FormgraderGuard(LoggingConfigurable):
 
 
 # --- the guard's own pages ----------------------------------------------------------------------
+def guard_page(title: str, body: str) -> str:
+    """The HTML of one of the guard's pages (a refusal, the warning before a link, the own-tab button).
+
+    >>> "<h1>Not here</h1>" in guard_page("Not here", "<p>No.</p>")
+    True
+    """
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>'
+            '<style>body{font:16px/1.5 sans-serif;max-width:40em;margin:2em auto;padding:0 1em}'
+            'code{word-break:break-all}button{font:inherit;padding:.4em .8em}</style></head>'
+            f'<body><main><h1>{title}</h1>{body}</main></body></html>\n')
+
+
+def own_tab_body(target: str, nonce: str) -> str:
+    """The body of the page JupyterLab's Formgrader panel shows when the formgrader may not be framed.
+
+    The panel is nbgrader's iframe, sandboxed without ``allow-popups``: a link cannot open a tab
+    from it.  The button asks JupyterLab (nbgrader's own message channel from this frame) to run
+    its ``help:open`` command, which opens the address in a new browser tab.
+    """
+    shown = html.escape(target)
+    return ("<p>The formgrader shows your students' work, so it is never shown inside another "
+            "page (here: JupyterLab).</p>"
+            '<p><button type="button" id="open-formgrader">Open the formgrader in a new tab</button></p>'
+            f'<p>Or open <a href="{shown}" target="_blank" rel="noopener noreferrer">{shown}</a> '
+            "yourself (for example with the link's context menu).</p>"
+            f'<script nonce="{nonce}">\n'
+            'document.getElementById("open-formgrader").addEventListener("click", () => {\n'
+            f'  const url = new URL({json.dumps(target)}, location.href).href;\n'
+            "  if (window.parent !== window) {\n"
+            '    window.parent.postMessage(JSON.stringify({command: "help:open", arguments: '
+            '{url: url, text: "Formgrader", newBrowserTab: true}}), location.origin);\n'
+            '  } else { window.open(url, "_blank", "noopener"); }\n'
+            "});\n</script>")
+
+
 def _handler_base():
     from tornado.web import RequestHandler
 
@@ -342,10 +379,7 @@ def _handler_base():
             self.set_header("X-Content-Type-Options", "nosniff")
             self.set_header("Referrer-Policy", "no-referrer")
             self.set_header("X-Course-Guard-Page", "1")
-            self.finish(f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-                        '<style>body{font:16px/1.5 sans-serif;max-width:40em;margin:2em auto;padding:0 1em}'
-                        'code{word-break:break-all}</style></head>'
-                        f'<body><main><h1>{title}</h1>{body}</main></body></html>\n')
+            self.finish(guard_page(title, body))
 
         def check_xsrf_cookie(self) -> None:     # refusals answer every method as they are
             return None
@@ -366,12 +400,7 @@ def _make_pages() -> tuple[type, type, type]:
         get = head = post = put = patch = delete = options = _answer
 
     class OwnTab(base):
-        """What JupyterLab's Formgrader panel shows when the formgrader may not be framed.
-
-        The panel is nbgrader's iframe, sandboxed without ``allow-popups``: a link cannot open a
-        tab from it.  The button asks JupyterLab (nbgrader's own message channel from this frame)
-        to run its ``help:open`` command, which opens the address in a new browser tab.
-        """
+        """What JupyterLab's Formgrader panel shows when the formgrader may not be framed."""
 
         def initialize(self, target: str) -> None:
             self.target = target
@@ -380,21 +409,7 @@ def _make_pages() -> tuple[type, type, type]:
             nonce = secrets.token_urlsafe(16)
             self.policy = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-{nonce}'; "
                            "frame-ancestors 'self'")
-            target = html.escape(self.target)
-            self.page(200, "The formgrader opens in its own tab",
-                      "<p>The formgrader shows your students' work, so it is never shown inside another "
-                      "page (here: JupyterLab).</p>"
-                      '<p><button type="button" id="open-formgrader">Open the formgrader in a new tab</button></p>'
-                      f'<p>Or open <a href="{target}" target="_blank" rel="noopener noreferrer">{target}</a> '
-                      "yourself (for example with the link's context menu).</p>"
-                      f'<script nonce="{nonce}">\n'
-                      'document.getElementById("open-formgrader").addEventListener("click", () => {\n'
-                      f'  const url = new URL({json.dumps(self.target)}, location.href).href;\n'
-                      "  if (window.parent !== window) {\n"
-                      '    window.parent.postMessage(JSON.stringify({command: "help:open", arguments: '
-                      '{url: url, text: "Formgrader", newBrowserTab: true}}), location.origin);\n'
-                      '  } else { window.open(url, "_blank", "noopener"); }\n'
-                      "});\n</script>")
+            self.page(200, "The formgrader opens in its own tab", own_tab_body(self.target, nonce))
 
     class Leave(base):
         """The warning page every link in a student's work goes through."""

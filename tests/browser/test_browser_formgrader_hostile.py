@@ -367,3 +367,32 @@ def test_an_answer_cannot_cover_the_score_boxes(page, name):
     assert _covered(page, _overlay_page(HTMLExporter, OVERLAYS[name])), "the control covers nothing"
     covered = _covered(page, _overlay_page(SafeHTMLExporter, OVERLAYS[name], meta_csp=False))
     assert covered == [], covered
+
+
+# --- the guard's own pages: accessible, keyboard first ------------------------------------------------
+
+def test_the_guards_own_pages_are_accessible(lab_server, browser, axe):
+    """The warning before a student's link, a refusal, and the own-tab page of JupyterLab's
+    Formgrader panel: no WCAG A/AA violation, and the first Tab reaches the page's action."""
+    from course.formgrader_guard import guard_page, own_tab_body
+
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1000, "height": 700})
+    try:
+        page = context.new_page()
+        pages = {"warning": lab_server.base_url + "formgrader/course-leave?to=/user/mallory/pwn",
+                 "refusal": lab_server.base_url + "formgrader?path=/tmp"}
+        for name, url in pages.items():
+            page.goto(url)
+            violations = axe.run_axe(page)
+            assert not violations, (name, axe.describe_violations(violations))
+        page.goto(pages["warning"])
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.textContent") == "Open it in a new tab"
+        page.set_content(guard_page("The formgrader opens in its own tab",
+                                    own_tab_body("/formgrader/manage_assignments", "n0nce")))
+        violations = axe.run_axe(page)
+        assert not violations, axe.describe_violations(violations)
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.id") == "open-formgrader"
+    finally:
+        context.close()
