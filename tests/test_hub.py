@@ -953,7 +953,7 @@ function opened(how) {
       try {
         const w = frame ? frame.contentWindow : win;
         if (w && w.document && w.document.cookie.indexOf("_xsrf=") >= 0) { clearInterval(poll); resolve(w); return; }
-      } catch (e) { if (tries === 1) say(how + ": " + e.name); }
+      } catch (e) { clearInterval(poll); say(how + ": " + e.name); resolve(null); return; }
       if (tries > 30) { clearInterval(poll); say(how + ": no access"); resolve(null); }
     }, 500);
   });
