@@ -135,7 +135,9 @@ def test_every_way_to_start_the_server_serves_the_formgrader_guarded(course, tmp
         status, policy = _guarded(server)
         assert status == 200, server.log_text()[-3000:]
         assert "script-src 'nonce-" in policy, (way, policy)
-        assert (course / "gradebook.db").exists()          # the formgrader serves this course
+        status, _, body = server.get("formgrader/api/assignments")     # it serves this course
+        assert status == 200 and "a1_minimax" in body, (status, body[:300])
+        assert (course / "gradebook.db").exists()
     finally:
         server.stop()
 

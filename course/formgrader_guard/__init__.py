@@ -496,8 +496,15 @@ def install(serverapp: Any) -> FormgraderGuard:
     """
     from tornado.routing import AnyMatches, Rule
 
+    import os
+
     web_app = serverapp.web_app
     guard = web_app.settings.get(GUARD_SETTING)
+    # nbgrader makes a new gradebook with the `alembic` command installed beside it: a server
+    # started as `.venv/bin/jupyter lab`, without the environment on PATH, could not (error 500)
+    bindir = os.path.dirname(sys.executable)
+    if bindir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join([bindir, *filter(None, [os.environ.get("PATH")])])
     if guard is not None:
         if guard.broken:
             raise RuntimeError(guard.broken)
