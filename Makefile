@@ -35,7 +35,7 @@ help:
 	@echo "              make grades       export grades.csv (FORMAT=canvas|moodle: the LMS's import file)"
 	@echo "              make due-date ASSIGNMENT=a1_minimax DUE='2026-12-04 17:00 UTC'   set a due date"
 	@echo "              make remove-student STUDENT=id   list (YES=1: remove) a student who left"
-	@echo "              make grading-summary   score histograms and most-failed tests"
+	@echo "              make grading-summary   scores and every question: grading-summary/summary.html"
 	@echo "Research:     make experiments  reproduce the papers' experiments (small sizes)"
 	@echo "              make benchmark    print speed benchmarks"
 

@@ -21,7 +21,8 @@ command                                            what it does
 ``remove-student ID [--yes]``                      a student who left: folders, gradebook entry,
                                                    report entries and roster line (without
                                                    ``--yes``: only say what would go)
-``summary [--output-dir grading-summary]``         score histograms and the most-failed tests
+``summary [--output-dir grading-summary]``         scores and every question (mean, full credit,
+                                                   failures by kind): ``summary.html``
 =================================================  ===============================================
 
 Every command takes ``--root DIR``, the course directory (default: the current
@@ -140,7 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("student")
     p.add_argument("--yes", action="store_true", help="remove (without it: only list what would go)")
 
-    p = sub.add_parser("summary", help="score histograms and most-failed tests")
+    p = sub.add_parser("summary", help="scores and every question: means, full credit, failures by kind "
+                                       "(grading-summary/summary.html)")
     p.add_argument("--output-dir", default="grading-summary")
     return parser
 
