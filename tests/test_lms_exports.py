@@ -611,3 +611,11 @@ def test_the_example_class_feedback_goes_back_through_moodle(example, tmp_path, 
             student, filename = moodle_feedback_target(name, participants)
             assert archive.read(name) == (example / "feedback" / student / A1 / filename).read_bytes()
         assert len(archive.namelist()) == 4
+
+
+def test_the_grades_command_refuses_a_bad_assignment_id(course, tmp_path, capsys):
+    from course.grading.__main__ import main
+
+    assert main(["--root", str(course), "grades", "--format", "canvas", "--assignment-id", "a1_minimax",
+                 "--output", str(tmp_path / "c.csv")]) == 2
+    assert "--assignment-id takes ASSIGNMENT=ID" in capsys.readouterr().err
