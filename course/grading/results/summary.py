@@ -206,12 +206,27 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _bins(values: list[float], top: float) -> list[tuple[float, int]]:
-    """``(points, submissions)`` for every integer from 0 to ``top`` (a score goes to the nearest)."""
+def _step(values: list[float]) -> float:
+    """The histogram's bar width: 1 for whole points, 0.5 for half points, else 0.1."""
+    for step in (1.0, 0.5):
+        if all(abs(v / step - round(v / step)) < 1e-9 for v in values):
+            return step
+    return 0.1
+
+
+def _bins(values: list[float], top: float, step: float | None = None) -> list[tuple[float, int]]:
+    """``(points, submissions)`` for every multiple of ``step`` from 0 to ``top`` (a score goes
+    to the nearest; ``step`` by default :func:`_step` of the values).
+
+    >>> _bins([0.0, 2.0, 2.0], 2), _bins([0.5, 1.5], 2)[:4]
+    ([(0.0, 1), (1.0, 0), (2.0, 2)], [(0.0, 0), (0.5, 1), (1.0, 0), (1.5, 1)])
+    """
     import math
 
-    counts = Counter(int(round(v)) for v in values)
-    return [(float(k), counts.get(k, 0)) for k in range(0, max(1, math.ceil(top)) + 1)]
+    step = step or _step(values)
+    counts = Counter(int(math.floor(v / step + 0.5)) for v in values)
+    return [(round(k * step, 6), counts.get(k, 0))
+            for k in range(0, int(math.floor(max(1.0, top) / step + 0.5)) + 1)]
 
 
 def _describe_scores(item: "AssignmentSummary") -> str:
@@ -219,7 +234,7 @@ def _describe_scores(item: "AssignmentSummary") -> str:
     parts = [f"Histogram of the total scores of {item.assignment}: {_count(len(item.scores), 'submission')}, "
              f"out of {item.max_score:g} points, mean {sum(item.scores) / len(item.scores):.1f}."]
     top = max([item.max_score, *item.scores])
-    for points, n in _bins(item.scores, top):
+    for points, n in _bins(item.scores, top, 1.0):
         if n:
             kinds = [f"{sum(1 for v in vs if int(round(v)) == int(points))} {g}"
                      for g, vs in item.groups.items() if any(int(round(v)) == int(points) for v in vs)]
@@ -288,16 +303,19 @@ def _questions_figure(item: "AssignmentSummary") -> Any:
             ax.set_visible(False)
             continue
         q = item.questions[k]
-        bins = _bins(q.scores, q.max_score)
+        step = _step(q.scores)
+        bins = _bins(q.scores, q.max_score, step)
         colour = STYLES[1]["color"] if q.by_hand else STYLES[0]["color"]
-        ax.bar([b for b, _ in bins], [c for _, c in bins], width=0.8, color=colour, edgecolor="black",
-               linewidth=0.6, hatch="//" if q.by_hand else "")
-        ax.set_xlim(-0.75, bins[-1][0] + 0.75)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.bar([b for b, _ in bins], [c for _, c in bins], width=0.8 * step, color=colour,
+               edgecolor="black", linewidth=0.6, hatch="//" if q.by_hand else "")
+        ax.set_xlim(-0.75 * step, bins[-1][0] + 0.75 * step)
+        if step == 1.0:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylim(0, max(1, len(q.scores) + q.pending))
         mean = q.mean
-        title = f"{q.grade_id}\n{'by hand' if q.by_hand else 'test'}, {q.max_score:g} pts"
+        title = (f"{q.grade_id}\n{'by hand' if q.by_hand else 'test'}, {q.max_score:g} "
+                 f"point{'' if q.max_score == 1 else 's'}")
         title += f", mean {mean:.1f}" if mean is not None else ", none graded"
         if q.pending:
             title += f", {q.pending} pending"
