@@ -119,6 +119,7 @@ from typing import Any, NamedTuple
 
 from ..course_dir import WorkflowError, course_layout
 from .roster import Roster, course_roster
+from ..safe_text import console_log, console_text
 from .student_ids import describe_name, is_student_id
 
 __all__ = ["collect_zip", "ZipImport", "LmsIdentity", "lms_identity", "notebook_match", "MAX_FILE_BYTES",
@@ -272,7 +273,7 @@ class ZipImport:
         for title, items in (("refused", self.refused), ("ambiguous (not collected)", self.ambiguous)):
             if items:
                 lines.append(f"{len(items)} {title}:")
-                lines += [f"  {describe_name(entry, 120)}: {why}" for entry, why in items]
+                lines += [f"  {describe_name(entry, 120)}: {console_text(why)}" for entry, why in items]
         if self.missing:
             lines.append(f"{len(self.missing)} roster student{'s' if len(self.missing) != 1 else ''} "
                          "with nothing collected:")
@@ -284,7 +285,7 @@ class ZipImport:
             lines.append(f"{len(self.recognised)} renamed file{'s' if len(self.recognised) != 1 else ''} "
                          "collected by the notebook name in them (check them):")
             lines += [f"  {describe_name(entry, 120)} as {nb}" for entry, nb in self.recognised]
-        return "\n".join(lines)
+        return "\n".join(console_text(line) for line in lines)
 
 
 class LmsIdentity(NamedTuple):
@@ -546,11 +547,12 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
     for entry, target in (file_as or {}).items():
         stem = target[: -len(".ipynb")] if target.lower().endswith(".ipynb") else target
         if stem not in owners:
-            raise WorkflowError(f"--file-as {entry}={target}: {target} is not a notebook of "
+            raise WorkflowError(f"--file-as {describe_name(entry, 120)}={describe_name(target)}: "
+                                f"{describe_name(target)} is not a notebook of "
                                 f"{assignment or 'any assignment'} (they are: "
                                 f"{', '.join(sorted(nb + '.ipynb' for nb in owners))})")
         renamed_as[entry.replace("\\", "/")] = stem
-    say = log if log is not None else (lambda line: None)
+    say = console_log(log) if log is not None else (lambda line: None)   # entry names are the students'
     result = ZipImport(roster=roster.path if roster is not None else None)
     latest = _dt.datetime.now() + FUTURE_SLACK
 
@@ -714,7 +716,8 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
                     f"{len(canvas)} Canvas file{'s' if len(canvas) != 1 else ''} filed without a submission "
                     "time: Canvas dates every file of its zip when it builds the zip, so the zip says "
                     "nothing about when they were handed in"
-                    + (f"; Canvas marked {len(late)} late: {', '.join(late)}" if late else "")
+                    + (f"; Canvas marked {len(late)} late: {', '.join(describe_name(n, 120) for n in late)}"
+                       if late else "")
                     + " (see docs/instructor/lms.md, \"When files were handed in\")")
             elif zone == "none":
                 result.notes.append(f"{len(undated)} file{'s' if len(undated) != 1 else ''} filed without a "
@@ -755,7 +758,8 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
                 elif before > when:
                     say(f"{student}/{assignment_id}/{filename}: kept the newer submission already in "
                         f"{destination} ({before:%Y-%m-%d %H:%M:%S}); the zip's {name} ({when}) is older")
-                    result.notes.append(f"{name}: older than the submission already in {folder}")
+                    result.notes.append(f"{describe_name(name, 120)}: older than the submission "
+                                        f"already in {folder}")
                     continue
                 else:
                     say(f"{student}/{assignment_id}/{filename}: replaced the submission already collected "
