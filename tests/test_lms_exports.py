@@ -474,7 +474,7 @@ def test_canvas_zips_are_filed_without_a_time_and_late_files_are_named(course, t
     lines = []
     done = collect_zip(archive, out, root=course, assignment=A1, log=lines.append)
     assert _stamp(out, "ada") is None and _stamp(out, "grace") is None     # the old time is gone too
-    assert any("Canvas marked 1 late: hopperg_LATE_4321_88002_minimax.ipynb" in n for n in done.notes)
+    assert any("Canvas marked 1 late: 'hopperg_LATE_4321_88002_minimax.ipynb'" in n for n in done.notes)
     assert any("taken as the latest" in line for line in lines)
 
 
@@ -520,7 +520,7 @@ def test_a_renamed_notebook_is_refused_with_the_way_to_file_it(course, tmp_path)
                        file_as={"lovelaceada_1234_88001_my answers.ipynb": "minimax.ipynb"})
     assert [c[:3] for c in done.collected] == [("ada", A1, "minimax.ipynb")]
     assert done.recognised == [("lovelaceada_1234_88001_my answers.ipynb", "minimax.ipynb")]
-    with pytest.raises(WorkflowError, match="notes.ipynb is not a notebook of a1_minimax"):
+    with pytest.raises(WorkflowError, match="'notes.ipynb' is not a notebook of a1_minimax"):
         collect_zip(archive, tmp_path / "out", root=course, assignment=A1,
                     file_as={"lovelaceada_1234_88001_my answers.ipynb": "notes.ipynb"})
 

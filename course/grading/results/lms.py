@@ -387,6 +387,9 @@ def lms_grades(root: str | os.PathLike = ".", output: str | os.PathLike | None =
 
     if lms not in LMS_FORMATS:
         raise WorkflowError(f"unknown LMS format {lms!r}: use one of {', '.join(LMS_FORMATS)}")
+    from ..safe_text import console_log
+
+    log = console_log(log)             # roster values are free text
     say = log if log is not None else (lambda line: None)
     layout = course_layout(root)
     roster = course_roster(layout.root)
@@ -544,6 +547,9 @@ def feedback_zip(root: str | os.PathLike, assignment: str, *, lms: str,
     source = Path(submissions_zip)
     if not source.is_file():
         raise WorkflowError(f"no zip file {source}")
+    from ..safe_text import console_log
+
+    log = console_log(log)             # names from the LMS's zip are the students'
     say = log if log is not None else (lambda line: None)
     roster = course_roster(layout.root)
     addresses, problems = _addresses(source, assignment, lms, layout, roster)

@@ -353,6 +353,9 @@ def summary(root: str | os.PathLike = ".", output_dir: str | os.PathLike = "grad
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..safe_text import console_log
+
+    log = console_log(log)             # error names are the students' code's
     layout = course_layout(root)
     report = read_report(layout)
     out_dir = Path(output_dir)
