@@ -209,7 +209,10 @@ def _main(argv: Sequence[str] | None) -> int:
                 try:
                     check_config_approved(args.root)
                 except ConfigNotApproved as exc:
-                    print(f"NOTE: {str(exc).splitlines()[0]}")
+                    # `make lab` runs this for students too (a clone holds solutions/): say whom
+                    # the note is for, so a student does not take it for a problem to fix
+                    print("For the instructor only (students: nothing to do, JupyterLab starts "
+                          f"as usual): {str(exc).splitlines()[0]}")
         elif args.command == "release":
             paths = release(args.root, assignment=args.assignment, log=lambda line: print(f"updated {line}"))
             for path in paths:
