@@ -31,6 +31,7 @@ import threading
 import time
 import traceback
 import warnings
+from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -40,7 +41,7 @@ from typing import Any
 from ..errors import format_path
 from ..game import Player
 from ..search import alphabeta, bab, expectimax, minimax, naive_epsilon, star1
-from ..search.result import SearchResult
+from ..search.result import SearchResult, bounds_text
 from ..trees import TreeGame
 from .values import fmt, same_number
 from .cases import Case, as_cases
@@ -244,13 +245,33 @@ def _time_limit(seconds: float | None):
         signal.signal(signal.SIGALRM, previous)
 
 
+_COURSE_PACKAGE = str(Path(__file__).resolve().parents[1]).replace("\\", "/") + "/"
+
+
+def _in_course(filename: str) -> bool:
+    """Whether a frame's file is the course library's own (the grader, the sandbox, the games)."""
+    name = filename.replace("\\", "/")
+    try:
+        name = str(Path(filename).resolve()).replace("\\", "/")
+    except (OSError, ValueError):
+        pass
+    return name.startswith(_COURSE_PACKAGE) or "/course/grading/" in name
+
+
 def _student_traceback(exc: BaseException) -> str:
-    """The traceback lines of ``exc`` that are not inside the course library."""
+    """The traceback lines of ``exc`` that are not inside the course library.
+
+    The course's own frames (the grader, the sandbox's client, the instrumented games) are
+    left out: they say nothing to a student, and name the instructor's folders.  A time limit
+    reached while the grader waited for the sandbox has no frame of the student's: nothing
+    is shown for it (the message says the limit)."""
     remote = getattr(exc, "student_traceback", None)
     if isinstance(remote, str) and remote:        # raised in the sandbox (course.sandbox)
         return remote.rstrip()
     frames = traceback.extract_tb(exc.__traceback__)
-    keep = [f for f in frames if "/course/grading/" not in f.filename.replace("\\", "/")]
+    keep = [f for f in frames if not _in_course(f.filename)]
+    if isinstance(exc, TimeLimitExceeded) and not keep:
+        return ""
     lines = traceback.format_list(keep[-6:])
     lines += traceback.format_exception_only(type(exc), exc)
     text = "".join(lines).rstrip()
@@ -674,7 +695,8 @@ def compare(task: Task, fn: Callable, case: Case, *,
         comp.problems.append((SearchTimeout, (
             f"your function did not finish within {fmt(time_limit)} seconds.\nIt had made "
             f"{steps} expansions and leaf evaluations. Look for a loop that never ends, or a "
-            "search that generates the same nodes again and again.\n" + run.error_trace)))
+            "search that generates the same nodes again and again."
+            + (f"\n{run.error_trace}" if run.error_trace else ""))))
         return comp
     if run.error is not None:
         exc = run.error
@@ -930,8 +952,7 @@ def _compare_move(comp: Comparison, ref: SearchResult) -> None:
         player = game.turn(root)
         rule = task.move_rule
         children = ", ".join(
-            f"child {i}: " + (fmt(lo) if lo == hi else f"[{fmt(lo)}, {fmt(hi)}]")
-            for i, lo, hi in ref.children)
+            f"child {i}: {bounds_text(lo, hi, fmt)}" for i, lo, hi in ref.children)
         searched = ""
         if task.order != "given":
             visited = [i for i, _, _ in ref.children]

@@ -60,7 +60,7 @@ from ..trees import TreeGame
 from ._context import EXPAND, SearchContext, check_epsilon, first_best
 from .alphabeta import _check_strict
 from .chance import ChanceBounds
-from .result import SearchResult
+from .result import ChildResult, SearchResult
 
 __all__ = ["bab", "star1"]
 
@@ -219,7 +219,7 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, strict=False, **optio
             Lc, Uc = search(result(state, moves[index]), path + (index,), depth + 1,
                             child_alpha, child_beta)       # line 12
             if not path:
-                root_children.append((index, Lc, Uc))
+                root_children.append(ChildResult(index, Lc, Uc))
             if is_max:                                     # lines 13-15
                 if Uc > best_U:
                     best_U = Uc                            # best_U = max(best_U, U(c))
