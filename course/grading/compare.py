@@ -41,7 +41,7 @@ from typing import Any
 from ..errors import format_path
 from ..game import Player
 from ..search import alphabeta, bab, expectimax, minimax, naive_epsilon, star1
-from ..search.result import SearchResult
+from ..search.result import SearchResult, bounds_text
 from ..trees import TreeGame
 from .values import fmt, same_number
 from .cases import Case, as_cases
@@ -952,8 +952,7 @@ def _compare_move(comp: Comparison, ref: SearchResult) -> None:
         player = game.turn(root)
         rule = task.move_rule
         children = ", ".join(
-            f"child {i}: " + (fmt(lo) if lo == hi else f"[{fmt(lo)}, {fmt(hi)}]")
-            for i, lo, hi in ref.children)
+            f"child {i}: {bounds_text(lo, hi, fmt)}" for i, lo, hi in ref.children)
         searched = ""
         if task.order != "given":
             visited = [i for i, _, _ in ref.children]
