@@ -47,7 +47,8 @@ The formgrader's pages are guarded by the server extension :mod:`course.formgrad
 (docs/instructor/security.md says what each defence stops).
 
 The instructor's commands (``python -m course.grading prepare | release |
-student-bundle | collect-zip | approve-config | autograde | feedback | grades | summary``,
+student-bundle | collect-zip | approve-config | autograde | feedback | grades | feedback-zip |
+summary``,
 :mod:`course.grading.__main__`) each call one function of the modules above and
 only import nbgrader when they run.
 """
