@@ -35,7 +35,7 @@ from ..errors import BoundsError, ParameterError
 from ..game import Path
 from ..games.random_trees import RandomTree, StochasticRandomTree
 from ..search.chance import bound_after, fit_window
-from ..search.result import SearchResult
+from ..search.result import SearchResult, fail_soft_bounds
 
 __all__ = ["fast_search", "FAST_ALGORITHMS"]
 
@@ -237,8 +237,8 @@ def _alphabeta_rt(game: RandomTree, record: bool) -> SearchResult:
             v = -INF
             for k in rng_b:
                 cv = node(t1, base + k, alpha, beta)
-                if t == 0:
-                    root_children.append((k, cv, cv))
+                if t == 0:                  # what the reference reports: a fail-soft bound
+                    root_children.append((k, *fail_soft_bounds(cv, alpha, beta)))
                 if cv > v:
                     v = cv
                 if v >= beta:
@@ -250,7 +250,7 @@ def _alphabeta_rt(game: RandomTree, record: bool) -> SearchResult:
             for k in rng_b:
                 cv = node(t1, base + k, alpha, beta)
                 if t == 0:
-                    root_children.append((k, cv, cv))
+                    root_children.append((k, *fail_soft_bounds(cv, alpha, beta)))
                 if cv < v:
                     v = cv
                 if v <= alpha:
