@@ -221,6 +221,7 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, strict=False, **optio
                     path=leaf.path,
                 )
     ctx = SearchContext(game, trace=trace, check_bounds=(vmin, vmax), **options)
+    zero = type(epsilon) is int and epsilon == 0       # alpha + 0 is alpha: no rounding (Star1)
     leaf, expand, result = ctx.leaf, ctx.expand, game.result
     events, emit, root_children = ctx.events, ctx.emit, ctx.root_children
 
@@ -268,16 +269,20 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, strict=False, **optio
                 beta = U                                   # line 23: beta = min(U, beta)
             if events is not None:
                 emit("update", path, child=index, alpha=alpha, beta=beta, lower=L, upper=U)
-            # line 24 (<=, see module notes; strict: <, as the pseudocode prints it),
-            # decided exactly when alpha + epsilon is a rounded float (course.search.chance)
-            if within_epsilon(beta, alpha, epsilon, strict) and k < last:
-                if events is not None:
-                    emit("cutoff", path, alpha=alpha, beta=beta, lower=L, upper=U,
-                         pruned=tuple(order[k + 1:]),
-                         reason=f"beta={beta} {'<' if strict else '<='} alpha={alpha} "
-                                f"+ epsilon={epsilon}")
-                    emit("exit", path, alpha=alpha, beta=beta, lower=L, upper=U)
-                return L, U
+            # line 24 (<=, see module notes; strict: <, as the pseudocode prints it), decided
+            # exactly: a float alpha + epsilon may be rounded (within_epsilon, course.search.chance)
+            if k < last:
+                total = alpha + epsilon                    # exact unless it is a float
+                if (within_epsilon(beta, alpha, epsilon, strict)
+                        if isinstance(total, float) and not zero
+                        else beta < total if strict else beta <= total):
+                    if events is not None:
+                        emit("cutoff", path, alpha=alpha, beta=beta, lower=L, upper=U,
+                             pruned=tuple(order[k + 1:]),
+                             reason=f"beta={beta} {'<' if strict else '<='} alpha={alpha} "
+                                    f"+ epsilon={epsilon}")
+                        emit("exit", path, alpha=alpha, beta=beta, lower=L, upper=U)
+                    return L, U
         if is_max:                                         # line 25
             U = best_U
         elif is_min:                                       # line 26

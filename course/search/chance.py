@@ -374,8 +374,9 @@ def within_epsilon(beta: Any, alpha: Any, epsilon: Any, strict: bool = False) ->
     ``epsilon`` are floats (or numbers a float equals), and then comparing a float
     ``beta`` with it is exact except on a tie: a float below the rounded sum is below
     the exact sum too (round to nearest puts the exact sum nearer to its float than to
-    the float below), and one above it is above.  A tie, and any other mix of numbers,
-    is decided with :class:`~fractions.Fraction`.
+    the float below), and one above it is above.  A tie is decided by the sum's
+    rounding error, computed exactly (Knuth's TwoSum); any other mix of numbers with
+    :class:`~fractions.Fraction`.
 
     Examples
     --------
@@ -389,16 +390,20 @@ def within_epsilon(beta: Any, alpha: Any, epsilon: Any, strict: bool = False) ->
     (True, False)
     """
     total = alpha + epsilon
-    if isinstance(total, float) and (beta == total or not (_float_like(beta) and _float_like(alpha)
-                                                           and _float_like(epsilon))):
-        gap = Fraction(beta) - Fraction(alpha) - Fraction(epsilon)
-        return gap < 0 if strict else gap <= 0
-    return beta < total if strict else beta <= total
-
-
-def _float_like(x: Any) -> bool:
-    """Whether ``x`` is a float or a number a float equals exactly (``3``, ``Fraction(1, 2)``)."""
-    return isinstance(x, float) or float(x) == x
+    if not isinstance(total, float):                   # exact numbers: an exact comparison
+        return beta < total if strict else beta <= total
+    # floats, or numbers a float equals (written out: this runs at every cut-off test)
+    if ((isinstance(beta, float) or float(beta) == beta)
+            and (isinstance(alpha, float) or float(alpha) == alpha)
+            and (isinstance(epsilon, float) or float(epsilon) == epsilon)):
+        if beta != total:
+            return beta < total
+        # a tie: alpha + epsilon == total + error exactly (Knuth's TwoSum; no overflow here)
+        part = total - alpha
+        error = (alpha - (total - part)) + (epsilon - part)
+        return error > 0 if strict else error >= 0
+    gap = Fraction(beta) - Fraction(alpha) - Fraction(epsilon)
+    return gap < 0 if strict else gap <= 0
 
 
 def rounding_bound(game: Any, state: Any = None, *, vmin: Any = None, vmax: Any = None) -> Fraction:

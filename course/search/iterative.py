@@ -514,7 +514,8 @@ def bab_tt(
                 beta = U
             if events is not None:
                 emit("update", path, child=index, alpha=alpha, beta=beta, lower=L, upper=U)
-            if within_epsilon(beta, alpha, epsilon) and k < last:   # exact (chance.py)
+            if k < last and (within_epsilon(beta, alpha, epsilon)     # exact (see chance.py)
+                             if isinstance(total := alpha + epsilon, float) else beta <= total):
                 if events is not None:
                     emit("cutoff", path, alpha=alpha, beta=beta, lower=L, upper=U,
                          pruned=tuple(order[k + 1:]),
