@@ -603,3 +603,43 @@ def test_a_bounded_search_that_stops_early_is_told_which_test_fired():
             "The reference's numbers there (after child 1: L = 40/3, U = 16) do not fire it, so "
             "your L or U after that child, or the window your search entered the node with, "
             "differs from the reference's.") in text
+
+
+def test_strass_s_slide_rule_strict_at_min_only():
+    """Strass's slide prints MIN's test as v < alpha (appendix, D2): a student who copies it
+    fails a2-test-ties with a message whose named mistakes reproduce the record (strict-cut does
+    on this tree: no MAX node meets its beta) and whose hint names the strict test at MIN."""
+    def strass(game, state):
+        def value(s, alpha, beta):
+            if game.is_terminal(s):
+                return game.utility(s)
+            if game.turn(s) is Player.MAX:
+                v = -INF
+                for m in game.moves(s):
+                    v = max(v, value(game.result(s, m), alpha, beta))
+                    if v >= beta:
+                        return v
+                    alpha = max(alpha, v)
+            else:
+                v = INF
+                for m in game.moves(s):
+                    v = min(v, value(game.result(s, m), alpha, beta))
+                    if v < alpha:                                   # Strass's slide
+                        return v
+                    beta = min(beta, v)
+            return v
+        best = None
+        for m in game.moves(state):
+            v = value(game.result(state, m), best[0] if best else -INF, INF)
+            if best is None or v > best[0]:
+                best = (v, m)
+        return best
+
+    comp = compare(TASKS["alphabeta_decision"], strass, Case("ties", parse_tree([[3, 5], [3, 9]])))
+    text = " ".join(comp.message().split())
+    assert "strict-cut" in [m.key for m in comp.diagnosis.named]
+    for named in comp.diagnosis.named:
+        assert reproduces(named, TASKS["alphabeta_decision"], comp.case, comp.run.events,
+                          comp.run.returned)
+    assert ("Your search went on, so its test did not fire: with v = 3 its alpha there was below 3 "
+            "(or it cuts only on a strict inequality, v < alpha); the reference has alpha = 3.") in text
