@@ -41,6 +41,11 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
     check_config_approved(root)          # feedback's preprocessors hide the hidden tests (issue 19)
     layout = course_layout(root)
     check_policy_approved(course_config(layout.root), layout.root)
+    from ..term.settle import TermBook
+
+    # the term's rules now (chosen version, hand grades, late penalty on the student's due date):
+    # the pages show what grades.csv shows; a submission whose result is out of date gets none
+    settled = TermBook(layout, log=log).settle_all(assignments=pick_assignments(layout, assignment))
     api = nbgrader_api(layout)
     report = read_report(layout)
     written: list[Path] = []
@@ -55,6 +60,10 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
                 log(f"no feedback for {why}")
         for who in students:
             entry = report.get(f"{who}/{name}")
+            done = settled.get((who, name))
+            if done is not None and done.status in ("out of date", "not graded"):
+                entry = dict(entry or {"assignment": name, "student": who}, status=done.status,
+                             reason=done.reason)
             out = layout.feedback / who / name
             stale = set(out.glob("*.html")) if out.is_dir() else set()
             graded = (entry is None or entry.get("status") in GRADED) \
