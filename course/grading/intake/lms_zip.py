@@ -71,7 +71,10 @@ same name cannot be told apart and are both refused.
 
 **Nothing is overwritten silently.**  When a student's notebook is already in
 ``<submissions>`` with other contents, the newer one is kept (the zip's date
-against the folder's ``timestamp.txt``) and the import says which.
+against the folder's ``timestamp.txt``) and the import says which.  Into the
+course's own ``submitted/``, nothing is lost either: the submission replaced, the
+one imported and an older file of the zip are each kept as a version
+(:mod:`course.grading.term.versions`), for the resubmission policy to choose from.
 """
 
 from __future__ import annotations
@@ -340,6 +343,43 @@ def _timestamp(folder: Path) -> _dt.datetime | None:
     return None
 
 
+def _keep_before(root: Path, student: str, assignment: str, folder: Path,
+                 done: set[tuple[str, str]]) -> None:
+    """Keep the submission already in ``folder`` as a version, once, before the zip changes it."""
+    from ..term.versions import keep_version
+
+    if (student, assignment) in done:
+        return
+    if any(p.is_file() for p in folder.iterdir()):
+        keep_version(root, student, assignment, folder)
+    done.add((student, assignment))
+
+
+def _keep_versions(root: Path, destination: Path, written: set[tuple[str, str]],
+                   earlier: list[tuple[str, str, str, bytes, _dt.datetime]], say: Any) -> None:
+    """Keep what the zip wrote, and each of its files older than the submission already there
+    (that submission with this file, at the file's date), as versions."""
+    import shutil
+
+    from ..term.versions import keep_version
+
+    for student, assignment_id in sorted(written):
+        try:
+            keep_version(root, student, assignment_id, destination / student / assignment_id)
+        except Exception as exc:  # noqa: BLE001 - kept at the next autograde, or named there
+            say(f"{student}/{assignment_id}: not kept as a version yet ({exc})")
+    for student, assignment_id, filename, body, when in earlier:
+        with tempfile.TemporaryDirectory(prefix="course-zip-version-") as tmp:
+            copy = Path(tmp) / "version"
+            shutil.copytree(destination / student / assignment_id, copy, symlinks=True)
+            (copy / filename).write_bytes(body)
+            (copy / "timestamp.txt").write_text(when.strftime("%Y-%m-%d %H:%M:%S") + "\n", encoding="utf-8")
+            try:
+                keep_version(root, student, assignment_id, copy)
+            except Exception as exc:  # noqa: BLE001 - one version must never stop the import
+                say(f"{student}/{assignment_id}/{filename}: the zip's older file not kept ({exc})")
+
+
 def _safe_folder(destination: Path, student: str, assignment: str) -> Path:
     """``destination/student/assignment``, created; refuses links on the way."""
     destination.mkdir(parents=True, exist_ok=True)
@@ -404,6 +444,9 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
             owners.setdefault(nb, []).append(a)
     say = log if log is not None else (lambda line: None)
     result = ZipImport(roster=roster.path if roster is not None else None)
+    # into the course's own submitted/: every version is kept (course/grading/term/versions.py)
+    managed = destination.resolve() == layout.submitted.resolve()
+    kept_before: set[tuple[str, str]] = set()
     latest = _dt.datetime.now() + FUTURE_SLACK
 
     with zipfile.ZipFile(zip_path) as archive:
@@ -533,9 +576,10 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
                     say(f"{key[0]}/{key[1]}/{key[2]}.ipynb: two files in the zip; kept {best[0][1]} "
                         f"({_dt.datetime(*best[0][0].date_time)}), not {name} ({_dt.datetime(*info.date_time)})")
 
-        # 3. write them
+        # 3. write them; the submissions they replace, and older ones, are kept as versions
         stamps: dict[tuple[str, str], _dt.datetime] = {}
         total = 0
+        earlier: list[tuple[str, str, str, bytes, _dt.datetime]] = []
         for (student, assignment_id, notebook), (info, name, kind) in sorted(chosen.items()):
             try:
                 body = _read_limited(archive, info)
@@ -556,15 +600,27 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
             if target.is_symlink():
                 result.refused.append((name, f"{target} is a symbolic link"))
                 continue
+            if managed:
+                try:
+                    _keep_before(layout.root, student, assignment_id, folder, kept_before)
+                except Exception as exc:  # noqa: BLE001 - UnsafeSubmission, OSError
+                    result.refused.append((name, f"the submission already in {folder} could not be kept "
+                                                 f"as a version ({exc}), so it is not replaced"))
+                    continue
             if target.exists() and target.read_bytes() != body:
                 before = _timestamp(folder) or _dt.datetime.fromtimestamp(target.stat().st_mtime)
                 if before > when:
+                    kept = " (kept as an earlier version)" if managed else ""
                     say(f"{student}/{assignment_id}/{filename}: kept the newer submission already in "
-                        f"{destination} ({before:%Y-%m-%d %H:%M:%S}); the zip's {name} ({when}) is older")
-                    result.notes.append(f"{name}: older than the submission already in {folder}")
+                        f"{destination} ({before:%Y-%m-%d %H:%M:%S}); the zip's {name} ({when}) is "
+                        f"older{kept}")
+                    result.notes.append(f"{name}: older than the submission already in {folder}{kept}")
+                    if managed:
+                        earlier.append((student, assignment_id, filename, body, when))
                     continue
                 say(f"{student}/{assignment_id}/{filename}: replaced the submission already collected "
-                    f"({before:%Y-%m-%d %H:%M:%S}) by the zip's newer {name} ({when})")
+                    f"({before:%Y-%m-%d %H:%M:%S}) by the zip's newer {name} ({when})"
+                    + (" (that one is kept as a version)" if managed else ""))
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".import-", suffix=".tmp")
             with os.fdopen(fd, "wb") as handle:
                 handle.write(body)
@@ -578,6 +634,8 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
         before = _timestamp(folder)
         when = max(when, before) if before else when
         (folder / "timestamp.txt").write_text(when.strftime("%Y-%m-%d %H:%M:%S") + "\n", encoding="utf-8")
+    if managed:
+        _keep_versions(layout.root, destination, set(stamps), earlier, say)
     if roster is not None:
         seen = {(s, a) for s, a, _, _ in result.collected}
         if assignment is not None:

@@ -22,7 +22,9 @@ changes what is trusted:
 * the copy refuses links, special files and hard links, leaves out files of
   other accounts, caps sizes (:mod:`.files`), goes to a temporary folder and
   replaces the previous copy only when complete; a refused entry falls back to
-  that student's next newest one.
+  that student's next newest one;
+* **nothing is lost**: the copy it replaces, and the new one, are kept as versions
+  (:mod:`course.grading.term.versions`), for the resubmission policy to choose from.
 
 Every refusal is logged with the entry's name and the reason, and the command
 fails (exit status 1) after collecting everything else when there is one.
@@ -40,6 +42,7 @@ import tempfile
 from nbgrader.exchange.default.collect import ExchangeCollect as _NbgraderCollect
 from nbgrader.utils import check_mode
 
+from ...term.versions import keep_version
 from ..roster import course_roster
 from ..student_ids import describe_name, is_student_id
 from .files import UnsafeSubmission, copy_untrusted_tree, scan_untrusted_tree
@@ -192,10 +195,22 @@ class ExchangeCollect(_NbgraderCollect):
         with open(os.path.join(target, "timestamp.txt"), "w", encoding="utf-8") as handle:
             handle.write(when.strftime("%Y-%m-%d %H:%M:%S.%f %Z"))
         if os.path.isdir(dest):
-            self.log.info("Updating submission: %s %s", student, assignment)
+            # the submission collected before stays, as a version (course/grading/term/versions.py)
+            try:
+                keep_version(self.coursedir.root, student, assignment, dest)
+            except Exception as exc:  # noqa: BLE001 - UnsafeSubmission, OSError
+                shutil.rmtree(tmp, ignore_errors=True)
+                self.refused.append((record["filename"], f"the submission collected before ({dest}) "
+                                                         f"could not be kept as a version: {exc}"))
+                return False
+            self.log.info("Updating submission: %s %s (the one before is kept in versions/)", student, assignment)
             shutil.rmtree(dest)
         else:
             self.log.info("Collecting submission: %s %s", student, assignment)
         os.replace(target, dest)
         shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            keep_version(self.coursedir.root, student, assignment, dest)
+        except Exception as exc:  # noqa: BLE001 - kept at the next autograde, or named there
+            self.log.warning("%s %s: not kept as a version yet (%s)", student, assignment, exc)
         return True
