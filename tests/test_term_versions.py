@@ -147,3 +147,21 @@ def test_a_hand_grade_belongs_to_the_answer_it_graded(course):
     set_rules(course, policy="best")                         # the graded answer's version wins
     ada = grades(course)[1][("ada", A)]
     assert (ada["version"], ada["score"]) == ("2 of 3", "4")
+
+
+def test_a_refused_submission_is_neither_kept_nor_replaced(course):
+    """A submitted folder holding a link (to the instructor's files) is refused by autograde and
+    grades: it is never copied into versions/ (the link followed) nor silently replaced by an
+    earlier version, so the instructor sees what was handed in."""
+    from course.grading.term.versions import versions
+
+    folder = course / "submitted" / "ada" / A
+    (folder / "square.ipynb").unlink()
+    (folder / "square.ipynb").symlink_to(course / "nbgrader_config.py")
+    status, out = run("--root", str(course), "autograde", "--jobs", "1")
+    assert status == 1 and "REFUSED" in out and "symbolic link" in out, out
+    run("--root", str(course), "grades", "--output", str(course / "g.csv"))
+    assert (folder / "square.ipynb").is_symlink()                      # left as it was
+    assert len(versions(course, "ada", A)) == 1                         # the honest one only
+    assert not any("c.CourseDirectory" in p.read_text(errors="replace")
+                   for p in (course / "versions").rglob("*") if p.is_file() and not p.is_symlink())

@@ -31,7 +31,7 @@ def _grade_rows(layout: CourseLayout, log: Any = None) -> list[dict[str, Any]]:
     with gradebook(layout) as gb:
         roster = course_roster(layout.root)         # every student of the roster gets rows
         students = sorted({s.id for s in gb.students} | {e["student"] for e in report.values()}
-                          | {s for s, _ in settled} | set(roster.ids if roster is not None else ()))
+                          | set(roster.ids if roster is not None else ()))
         # a row per valid student id only: no path, markup or spreadsheet formula (issue 19)
         students, refused = valid_ids(students)
         for name, why in refused:

@@ -61,12 +61,14 @@ def answer_fingerprints(folder: Path, files: str) -> dict[str, dict[str, str]]:
     for path in sorted(folder.glob("*.ipynb")):
         try:
             cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):
             cells = []
         mine = found.setdefault(path.stem, {})
-        for cell in cells:
-            meta = (cell.get("metadata") or {}).get("nbgrader") or {}
-            grade_id = meta.get("grade_id")
+        for cell in cells if isinstance(cells, list) else []:
+            # the student wrote these notebooks: anything that is not nbgrader's shape is skipped
+            meta = cell.get("metadata") if isinstance(cell, dict) else None
+            meta = meta.get("nbgrader") if isinstance(meta, dict) else None
+            grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
             if not isinstance(grade_id, str):
                 continue
             if meta.get("solution"):
@@ -162,8 +164,10 @@ class ResultStore:
         grades: dict[str, dict[str, dict[str, Any]]] = {}
         comments: dict[str, dict[str, Any]] = {}
         answers: dict[str, dict[str, str]] = {}
+        graded = self.layout.autograded / student / assignment
+        if record.get("status") in GRADED and not graded.is_dir():
+            record = dict(record, status="failed", reason="its graded notebooks are missing")
         if record.get("status") in GRADED:
-            graded = self.layout.autograded / student / assignment
             shutil.copytree(graded, tmp / "files", symlinks=True,
                             ignore=shutil.ignore_patterns("timestamp.txt", ".ipynb_checkpoints"))
             answers = answer_fingerprints(tmp / "files", components.get("files", ""))
@@ -351,8 +355,7 @@ def forget_student(layout: CourseLayout, student: str) -> list[str]:
         said.append("their hand grades kept by answer (autograded/.course-grading/hand-grades.json)")
         hand.save()
     state = TermState(layout)
-    if state.get(student, "") is not None:
+    if state.path.exists():
         state.drop(student)
-        if state.path.exists():
-            state.save()
+        state.save()
     return said

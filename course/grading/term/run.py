@@ -221,8 +221,13 @@ class TermRun:
                 if pair in self.kept or inputs is None or record.grading_key != inputs.key \
                         or record.status == "grading":
                     continue
-                self.book.results.capture(gb, record.student, record.assignment, inputs.key,
-                                          inputs.components, self.limits, asdict(record))
+                try:
+                    self.book.results.capture(gb, record.student, record.assignment, inputs.key,
+                                              inputs.components, self.limits, asdict(record))
+                except Exception as exc:  # noqa: BLE001 - not kept: graded again next time
+                    if self.log is not None:
+                        self.log(f"WARNING: the result of {record.student}/{record.assignment} could not "
+                                 f"be kept ({type(exc).__name__}: {exc}); the next run grades it again")
                 self.regraded.add(inputs.key)
                 self.shown[pair] = record.score
             more = self.passes < MAX_PASSES and self.book.managed and any(

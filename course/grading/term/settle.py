@@ -137,8 +137,12 @@ class TermBook:
                 continue
             found.update((sub.student.id, name) for sub in subs)
         if self.layout.submitted.is_dir():
+            from ..intake.roster import course_roster
+
+            roster = course_roster(self.layout.root)     # a folder of no student is refused, not graded
             for folder in self.layout.submitted.glob("*/*"):
-                if folder.is_dir() and not folder.name.startswith(".") and folder.name in wanted:
+                if folder.is_dir() and not folder.name.startswith(".") and folder.name in wanted \
+                        and (roster is None or folder.parent.name in roster):
                     found.add((folder.parent.name, folder.name))
         ok, _ = valid_ids(sorted({s for s, _ in found}))
         return sorted(p for p in found if p[0] in ok and (student is None or p[0] == student))
@@ -362,12 +366,12 @@ class TermBook:
         with gradebook(self.layout) as gb:
             if pairs is None:
                 pairs = self.pairs(gb, assignments)
-            if restore:
-                self.sync(pairs)
+            seen = self.sync(pairs) if restore else {}
             for student, assignment in pairs:
                 self.harvest(gb, student, assignment)
-            for student, assignment in pairs:
-                done[(student, assignment)] = self.settle(gb, student, assignment, restore=restore)
+            for pair in pairs:
+                # a folder autograde refuses (links, not on the roster) is left as it is
+                done[pair] = self.settle(gb, *pair, restore=restore and seen.get(pair) != "refused")
         if restore:
             self.save()
         return done
