@@ -95,6 +95,13 @@ class Result:
     """:func:`answer_fingerprints` of the graded notebooks."""
     folder: Path | None = None
 
+    def limits_match(self, limits: dict[str, Any]) -> bool:
+        """Graded under these time limits and sandbox (a result kept after an interrupted run
+        knows only its sandbox: any time limits match)."""
+        if set(self.limits) == {"sandboxed"}:
+            return self.limits["sandboxed"] == limits.get("sandboxed")
+        return self.limits == limits
+
     @property
     def graded(self) -> bool:
         """It has a grade (not ``failed``): its notebooks and points are kept."""

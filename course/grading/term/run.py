@@ -65,7 +65,7 @@ class TermRun:
         inputs, result = self.book.result_for(gb, version)
         if self.regrade and inputs.key not in self.regraded:
             return True
-        return result is None or not result.graded or result.limits != self.limits
+        return result is None or not result.graded or not result.limits_match(self.limits)
 
     def start(self) -> None:
         """Keep the versions, read the hand grades, and put in ``submitted/`` what this pass grades.
@@ -144,16 +144,13 @@ class TermRun:
             record.grading_key = inputs.key
             self.inputs[pair] = inputs
             result = self.book.results.get(student, assignment, inputs.key)
-            if result is None and before.get("grading_key") == inputs.key and before.get("status") in GRADED \
-                    and (self.layout.autograded / student / assignment).is_dir() and not self.regrade:
+            if result is None and not self.regrade:
                 # graded by a run that stopped before keeping its results
-                result = self.book.results.capture(gb, student, assignment, inputs.key, inputs.components,
-                                                   self.limits, dict(before))
+                result = self.book.adopt(gb, student, assignment, inputs, before, self.limits)
             fresh = self.regrade and inputs.key not in self.regraded
-            if result is not None and result.graded and result.limits == self.limits and not fresh:
+            if result is not None and result.graded and result.limits_match(self.limits) and not fresh:
                 shown = self.book.state.get(student, assignment)
                 if before.get("grading_key") == inputs.key and before.get("status") in GRADED \
-                        and shown.get("key") == inputs.key \
                         and (self.layout.autograded / student / assignment).is_dir():
                     note = f"unchanged since {result.record.get('graded_at', '?')}: kept"
                 else:

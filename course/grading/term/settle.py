@@ -202,7 +202,30 @@ class TermBook:
 
     def result_for(self, gb, version: Version) -> tuple[GradingInputs, Result | None]:
         inputs = self.inputs(gb, version.assignment, version.files)
-        return inputs, self.results.get(version.student, version.assignment, inputs.key)
+        result = self.results.get(version.student, version.assignment, inputs.key)
+        if result is None:
+            result = self.adopt(gb, version.student, version.assignment, inputs,
+                                self.report.get(f"{version.student}/{version.assignment}", {}))
+        return inputs, result
+
+    def adopt(self, gb, student: str, assignment: str, inputs: GradingInputs, entry: dict,
+              limits: dict | None = None) -> Result | None:
+        """The result a run graded and stopped before keeping (interrupted): the grading report,
+        the gradebook and ``autograded/`` show it under this key.  Kept now, or None.
+
+        Without ``limits`` (the run's), only the sandbox is known: such a result is accepted
+        under any time limits (:meth:`Result.limits_match`).
+        """
+        from ..results.report import GRADED
+
+        if entry.get("grading_key") != inputs.key or entry.get("status") not in GRADED \
+                or not (self.layout.autograded / student / assignment).is_dir():
+            return None
+        try:
+            return self.results.capture(gb, student, assignment, inputs.key, inputs.components,
+                                        limits or {"sandboxed": bool(entry.get("sandboxed", True))}, dict(entry))
+        except Exception:  # noqa: BLE001 - then it is graded again
+            return None
 
     def why_missing(self, version: Version, inputs: GradingInputs, count: int) -> str:
         """Why ``version`` has no result under ``inputs``, in words."""
