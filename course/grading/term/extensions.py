@@ -97,7 +97,9 @@ def _ensure_table(gb) -> object:
     """The course's table in the gradebook's database (created the first time), used through
     the gradebook's own session, so that one transaction sees both."""
     table = _table()
-    table.metadata.create_all(gb.db.connection(), tables=[table], checkfirst=True)
+    if not getattr(gb, "_course_extension_table", False):
+        table.metadata.create_all(gb.db.connection(), tables=[table], checkfirst=True)
+        gb._course_extension_table = True
     return table
 
 
