@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("prepare", help="create the exchange folder and complete the gradebook "
                                    "(make lab runs it before JupyterLab starts)")
 
-    p = sub.add_parser("release", help="regenerate exercises/ from solutions/")
+    p = sub.add_parser("release", help="regenerate exercises/ from solutions/, after checking that the "
+                                      "model solution passes every test and the stub none")
     p.add_argument("--assignment", default=None)
 
     p = sub.add_parser("student-bundle", help="write the students' copy of the course (a zip "

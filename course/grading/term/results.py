@@ -31,6 +31,8 @@ from ..course_dir import CourseLayout
 __all__ = ["Result", "ResultStore", "HandGrades", "TermState", "answer_fingerprints", "forget_student"]
 
 _STATE_DIR = Path("autograded") / ".course-grading"
+#: Results kept per submission besides those of its versions' current inputs.
+KEEP_RECENT = 4
 
 
 def _write_json(path: Path, value: Any) -> None:
@@ -231,13 +233,12 @@ class ResultStore:
                     comment.auto_comment = notes[comment.name]
         gb.db.commit()
 
-    def prune(self, student: str, assignment: str, keep: set[str]) -> None:
-        """Remove the results of the submission whose key is not in ``keep``."""
-        folder = self.base / student / assignment
-        for sub in folder.iterdir() if folder.is_dir() else []:
-            data = _read_json(sub / "result.json", {})
-            if data.get("key") not in keep:
-                shutil.rmtree(sub, ignore_errors=True)
+    def prune(self, student: str, assignment: str, keep: set[str], *, recent: int = KEEP_RECENT) -> None:
+        """Remove the submission's results but those whose key is in ``keep`` and the ``recent``
+        others graded last (a test changed back costs no regrade)."""
+        others = [r for r in self.all(student, assignment) if r.key not in keep]
+        for result in others[:max(0, len(others) - recent)]:
+            shutil.rmtree(result.folder, ignore_errors=True)
 
     def remove_student(self, student: str) -> Path | None:
         folder = self.base / student

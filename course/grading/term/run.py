@@ -234,6 +234,10 @@ class TermRun:
             return again(self)
         self.book.report = read_report(self.layout)
         settled = self.book.settle_all(self.selected)
+        with gradebook(self.layout) as gb:        # results of older inputs: a few are kept
+            for student, assignment in self.selected:
+                current = {self.book.result_for(gb, v)[0].key for v in versions(self.layout.root, student, assignment)}
+                self.book.results.prune(student, assignment, current)
         final = []
         for pair in self.selected:
             entry = self.book.report.get(f"{pair[0]}/{pair[1]}")
