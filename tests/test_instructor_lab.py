@@ -161,6 +161,24 @@ def test_a_half_made_gradebook_is_completed_before_the_lab_starts(tmp_path):
     assert (course / "nbgrader_exchange").is_dir()
 
 
+def test_the_lab_start_note_about_grading_says_it_is_for_the_instructor(tmp_path):
+    """`make lab` runs `prepare` for students too (issue 30): the approval note must not read
+    like a problem a student has to fix; without solutions/ (the students' bundle) it is not
+    printed at all."""
+    course = fresh_clone(tmp_path / "clone")
+    env = clean_env(tmp_path / "home")
+    command = [sys.executable, "-m", "course.grading", "--root", str(course), "prepare"]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    notes = [line for line in result.stdout.splitlines() if "approve" in line]
+    assert notes and all(line.startswith("For the instructor only (students: nothing to do")
+                         for line in notes), result.stdout
+    assert not any(line.startswith("NOTE:") for line in result.stdout.splitlines())
+    shutil.rmtree(course / "solutions")
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "approve" not in result.stdout, result.stdout
+
+
 def test_make_collect_zip_without_a_zip_says_how(tmp_path):
     if shutil.which("make") is None:
         pytest.skip("make is not installed")

@@ -84,7 +84,8 @@ class TermBook:
         self.hand = HandGrades(layout)
         self.state = TermState(layout)
         self.report = read_report(layout)
-        self.report_changed = False
+        self.report_changed: set[str] = set()
+        """Keys of the report's entries changed here (written by :meth:`save`, only those)."""
         self._assignments: dict[str, dict[str, str]] = {}
         self._common: dict[str, str] | None = None
         self.managed = layout.submitted == course_layout(layout.root).submitted
@@ -330,7 +331,7 @@ class TermBook:
                 record = dict(result.record, grading_key=result.key)
                 if self.report.get(key) != record:
                     self.report[key] = record
-                    self.report_changed = True
+                    self.report_changed.add(key)
         if result.record.get("status") not in GRADED:
             return out
         grade = self.grade_of(student, assignment, result, chosen, due)
@@ -354,7 +355,7 @@ class TermBook:
             entry = self.report.get(key)
             if entry is not None and any(entry.get(k) != v for k, v in scores.items()):
                 entry.update(scores)          # the report's record says what grades.csv says
-                self.report_changed = True
+                self.report_changed.add(key)
             before = self.state.get(student, assignment)
             if before.get("key") == result.key and before.get("totals") \
                     and before["totals"].get("score") != totals["score"]:
@@ -400,13 +401,13 @@ class TermBook:
         return done
 
     def save(self) -> None:
-        from ..results.report import write_report
+        from ..results.report import update_report
 
         self.hand.save()
         self.state.save()
         if self.report_changed:
-            write_report(self.layout, self.report)
-            self.report_changed = False
+            update_report(self.layout, {k: self.report[k] for k in sorted(self.report_changed)})
+            self.report_changed = set()
 
 
 def _what_changed(before: dict, after: dict, version: Version, extension: Extension | None,
