@@ -158,6 +158,8 @@ class TermRun:
                     note = (f"graded on {result.record.get('graded_at', '?')} with the same inputs: "
                             "restored, no code run")
                 sub = gb.find_submission(assignment, student)
+                if version.number and sub.timestamp != version.timestamp:
+                    sub.timestamp = version.timestamp     # the same files, handed in at another time
                 self.book.hand.apply(gb, sub, result.answers, attention=result.record.get("status") == "needs attention")
                 due = self.book.due(gb, student, assignment)
                 grade = self.book.grade_of(student, assignment, result, version, due)
