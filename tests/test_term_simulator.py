@@ -202,13 +202,21 @@ def _kept_versions(root: Path, model: Model) -> None:
 
 
 def run_sequence(number: int, seed: int, operations: int, base: str) -> dict:
-    """One sequence in its own folder; what it did (raises on a difference)."""
+    """One sequence in its own folder; what it did (raises on a difference, with the sequence's
+    operations: ``TERM_SIMULATOR_SEED=seed`` replays it)."""
+    log: list[str] = [f"sequence {number} (seed {seed})"]
+    try:
+        return _run_sequence(number, seed, operations, base, log)
+    except AssertionError as exc:
+        raise AssertionError("\n".join(log) + f"\n{exc}") from None
+
+
+def _run_sequence(number: int, seed: int, operations: int, base: str, log: list[str]) -> dict:
     rng = random.Random(seed * 1000 + number)
     root = Path(base) / f"seq{number}" / "course"
     root.parent.mkdir(parents=True)
     started = time.perf_counter()
     model = _start(root, rng)
-    log: list[str] = [f"sequence {number} (seed {seed})"]
     since_autograde: set[str] = set()
     for _ in range(operations):
         op = rng.choices(list(OPS), weights=list(OPS.values()))[0]

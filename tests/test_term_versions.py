@@ -165,3 +165,18 @@ def test_a_refused_submission_is_neither_kept_nor_replaced(course):
     assert len(versions(course, "ada", A)) == 1                         # the honest one only
     assert not any("c.CourseDirectory" in p.read_text(errors="replace")
                    for p in (course / "versions").rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def test_the_same_notebook_handed_in_earlier_is_an_earlier_version(course):
+    """An LMS zip with the notebook already collected, dated earlier: the earlier hand-in is a
+    version of its own (under latest-before-due its time decides whether it was late)."""
+    from course.grading.term.versions import versions
+
+    _import(course, "bob", "right", WRITTEN[1], DUE + dt.timedelta(hours=6))    # the same, later
+    _import(course, "bob", "right", WRITTEN[1], DUE - dt.timedelta(hours=2))    # the same, on time
+    times = sorted(v.timestamp for v in versions(course, "bob", A))
+    assert times == [DUE - dt.timedelta(hours=2), DUE + dt.timedelta(hours=1), DUE + dt.timedelta(hours=6)]
+    set_rules(course, policy="latest-before-due")
+    bob = grades(course)[1][("bob", A)]
+    assert (bob["late_penalty"], bob["submitted_at"]) == \
+        ("0", (DUE - dt.timedelta(hours=2)).strftime("%Y-%m-%d %H:%M:%S UTC"))

@@ -608,6 +608,15 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
                     result.refused.append((name, f"the submission already in {folder} could not be kept "
                                                  f"as a version ({exc}), so it is not replaced"))
                     continue
+            if managed and target.exists() and target.read_bytes() == body:
+                before = _timestamp(folder)
+                if before is not None and when < before:
+                    # the same notebook handed in earlier too: an earlier version (its time counts
+                    # for the late penalty under latest-before-due)
+                    earlier.append((student, assignment_id, filename, body, when))
+                    result.notes.append(f"{describe_name(name, 120)}: the same notebook as in {folder}, "
+                                        "handed in earlier (kept as an earlier version)")
+                    continue
             if target.exists() and target.read_bytes() != body:
                 before = _timestamp(folder) or _dt.datetime.fromtimestamp(target.stat().st_mtime)
                 if before > when:
