@@ -94,7 +94,8 @@ def _step(root: Path, model: Model, op: str, rng: random.Random, log: list[str])
         when = model.due + dt.timedelta(hours=rng.choice((-20, -1, 3, 26, 50)), minutes=2 * rng.randrange(30))
         code, written = rng.choice(list(CODE)), rng.choice(WRITTEN)
         zipped = lms_zip(root.parent / f"{root.name}-upload.zip", student, code, written, when)
-        ok(root, "collect-zip", str(zipped), "--assignment", A, "--submissions", str(root / "submitted"))
+        ok(root, "collect-zip", str(zipped), "--assignment", A, "--submissions", str(root / "submitted"),
+           "--timezone", "UTC")
         model.handed_in.setdefault(student, []).append((when, code, written))
         return f"resubmit {student} {code} {when:%m-%d %H:%M}"
     if op == "hand":

@@ -51,7 +51,8 @@ def course(graded, tmp_path):
 
 def _import(root: Path, student: str, code: str, written: str, when: dt.datetime) -> str:
     zipped = lms_zip(root.parent / "upload.zip", student, code, written, when)
-    return ok(root, "collect-zip", str(zipped), "--assignment", A, "--submissions", str(root / "submitted"))
+    return ok(root, "collect-zip", str(zipped), "--assignment", A, "--submissions", str(root / "submitted"),
+              "--timezone", "UTC")
 
 
 def test_item5_every_version_is_kept_and_the_policy_chooses_which_counts(course):

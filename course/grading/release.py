@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .rules import sync_rule_text
 from .course_dir import (CourseLayout, WorkflowError, course_config, course_layout, exchange_root,
                          gradebook, nbgrader_api, nbgrader_error, pick_assignments)
 
@@ -148,7 +149,9 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
         the committed release is up to date).
     log : callable, optional
         Receives a line for every "Points:" line of ``solutions/`` brought in line with
-        its cells' points (:func:`sync_points_line`), and one per assignment checked.
+        its cells' points (:func:`sync_points_line`), for every rules text brought in
+        line with the assignment's ``STRICT_RULE`` (:func:`course.grading.rules.sync_rule_text`),
+        and one per assignment checked.
     check : bool, optional
         Check the source first (default: when releasing to ``exercises/``, not to
         ``release_directory``).
@@ -181,9 +184,10 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
     written = []
     for name in pick_assignments(layout, assignment):
         for source in sorted((layout.source / name).glob("*.ipynb")):
-            changed = sync_points_line(source)
-            if changed and log is not None:
-                log(f"updated {changed}")
+            for sync in (sync_points_line, sync_rule_text):
+                changed = sync(source)
+                if changed and log is not None:
+                    log(f"updated {changed}")
         if check:
             found = check_source(layout, name)
             if not found.ok:

@@ -483,10 +483,8 @@ def bab_tt(
             emit("enter", path, player=player.value, alpha=alpha, beta=beta, lower=L, upper=U)
         last = len(order) - 1
         for k, index in enumerate(order):
-            if probabilities is not None:              # C6
-                q = chance.weight(k)
-                child_alpha = max(vmin, (alpha - U) / q + vmax)
-                child_beta = min(vmax, (beta - L) / q + vmin)
+            if probabilities is not None:              # C6, see course.search.chance
+                child_alpha, child_beta = chance.window(alpha, beta, L, U)
             else:                                      # C5
                 child_alpha, child_beta = alpha, beta
             Lc, Uc = search(result(state, moves[index]), path + (index,), d + 1,
