@@ -376,8 +376,10 @@ def plot_decision_error(rows: Sequence[Mapping[str, Any]], *, ax: Any = None):
 
     Notes
     -----
-    A line that does not fall as nodes grow shows pathology: searching deeper
-    made decisions worse (Chen, Figures 1-2).
+    A line that stops falling as nodes grow shows that searching deeper no longer
+    helps (a plateau); only a line that rises beyond the sampling noise would show
+    pathology, deeper search making decisions worse (Chen reads his Figures 1-2 so;
+    lesson 3 compares depths node by node and finds a plateau).
     """
     if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
         raise ParameterError("rows must be a list of dicts with nodes, error and skip")

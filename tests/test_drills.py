@@ -498,3 +498,28 @@ def test_star2_drills_explain_each_wrong_part(kind, level, seed):
     for other in [n for n in probed if n != stop] + ([None] if stop else []):
         v = d.check(dict(d.expected, stop=other))
         assert not v.correct and "stop" in v.wrong
+
+
+def test_a_half_filled_pair_is_not_called_empty():
+    """A window or a row of bounds with one box typed and the other empty: the explanation says
+    which box is empty and what the other says (the c6 drill said "you left it empty" to a student
+    who had typed alpha; the Star1 drill wrote "U = ?"; the Star2 drill "G ? 1")."""
+    c6 = make_drill("c6", level=2, seed=34251)
+    first = c6._children()[0]
+    name = c6.names[first]
+    v = c6.check({name: ("1", None)})
+    assert not v.correct and f"{name} gets α = " in v.explanation
+    assert "(you wrote α = 1 and left β empty)" in v.explanation, v.explanation
+    star1 = make_drill(code="star1-1-76390")
+    v = star1.check_form({"row1.L": "1", "row1.U": "", "row2.L": "", "row2.U": "", "stop": "C1"})
+    assert "(you wrote L = 1 and left U empty)" in v.explanation, v.explanation
+    window = make_drill("window", level=2, seed=5)
+    some = next(iter(window.expected))
+    v = window.check({some: (None, "3")})
+    assert "(you left α empty and wrote β = 3)" in v.explanation, v.explanation
+    star2 = make_drill("star2", level=3, seed=48599)
+    form = star2.form(star2.expected)
+    side = next(k for k in form if k.endswith(".side"))
+    value = side[:-len(".side")] + ".value"
+    v = star2.check_form(dict(form, **{side: "", value: "1"}))
+    assert "(you wrote 1 but did not say at most or at least)" in v.explanation, v.explanation

@@ -49,16 +49,17 @@ def test_pruning_after_the_last_child_names_the_node_the_child_and_why():
 
 
 # --- a2/a3: the student's own window --------------------------------------------------------------
-def test_a_window_mistake_shows_the_students_window():
+def test_a_window_mistake_shows_the_window_the_mistake_gives():
     text = _flat(_failure("alpha-beta: the root does not pass its alpha on", "a2-test-textbook"))
-    assert ("your search entered node (1,) with alpha = -inf, beta = inf; the reference enters it "
+    assert ("with this mistake your search enters node (1,) with alpha = -inf, beta = inf; the "
+            "reference enters it "
             "with alpha = 3, beta = inf") in text, text
 
 
-def test_a_chance_window_mistake_shows_the_students_window():
+def test_a_chance_window_mistake_shows_the_window_the_mistake_gives():
     text = _flat(_failure("Star1: chance window from the initial [vmin, vmax], not the current L, U",
                           "a3-test-star1-chance"))
-    assert re.search(r"your search entered node \(\d+(, \d+)*\) with alpha = \S+, beta = \S+; "
+    assert re.search(r"with this mistake your search enters node \(\d+(, \d+)*\) with alpha = \S+, beta = \S+; "
                      r"the reference enters it with alpha = \S+, beta = \S+", text), text
     assert "from vmin and vmax instead of the chance node's CURRENT L and U" in text
 

@@ -215,6 +215,16 @@ def test_no_literal_asterisks_in_markdown(path):
     assert not bad, f"{path.name}: cells {bad} contain '***' (escape the star of *-minimax: \\*)"
 
 
+def test_lesson_0_table_points_to_every_assignment():
+    """Lesson 0's table of exercises names every assignment folder (it once said lesson 3 had
+    none, after Assignment 6 was written for it)."""
+    text = _markdown(_lesson("00_how_to_use.ipynb"))
+    for folder in sorted((ROOT / "exercises").iterdir()):
+        if folder.is_dir() and not folder.name.startswith("."):
+            assert f"exercises/{folder.name}/" in text, folder.name
+    assert "none of its own" not in text
+
+
 def test_lesson_0_explains_search_result_children():
     nb = _lesson("00_how_to_use.ipynb")
     text, code = _markdown(nb), _code(nb)
@@ -331,6 +341,26 @@ def test_lesson_2_says_where_a_cut_comes_from():
     assert "the player choosing *above* it" not in text
     assert "at *some* MAX node on the path\nabove it" in text and "*deep* cut-off" in text
     assert "knows\nnothing about the leaf values" in text          # the Knuth-Moore bound's premise
+
+
+def test_lesson_2_introduces_each_tree_right_before_it():
+    """"In the tree below" is followed by that tree (the tie pitfall's lead-in once sat five cells
+    above its tree, with the interval view and the deep cut-off in between)."""
+    cells = _lesson("02_alpha_beta.ipynb").cells
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and "In the tree below" in cell.source:
+            assert cells[i + 1].cell_type == "code" and "parse_tree" in cells[i + 1].source, cell.source
+    text = _markdown(_lesson("02_alpha_beta.ipynb"))
+    assert "**The tie pitfall.**" in text
+
+
+def test_lesson_2_says_how_an_instructor_chooses_the_strict_rule():
+    """The lesson names the setting the instructor's guide documents (docs/instructor/customise.md),
+    and does not tell every student that the strict rule fails Assignment 2."""
+    text = " ".join(_markdown(_lesson("02_alpha_beta.ipynb")).split())
+    assert "`STRICT_RULE = True` in Assignment 2" in text
+    assert "STRICT_RULE = True" in (ROOT / "docs" / "instructor" / "customise.md").read_text()
+    assert "its rules section says which rule it checks" in text
 
 
 def test_lesson_2_does_not_claim_the_full_width_id_overhead_for_alpha_beta():

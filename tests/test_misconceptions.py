@@ -387,7 +387,7 @@ def test_the_root_searching_every_child_with_the_full_window():
     assert "root-window" in [m.key for m in comp.diagnosis.named]
     assert "the search itself is the reference's" not in text
     assert "the visits are the reference's" not in text
-    assert ("your search entered node (1,) with alpha = -inf, beta = inf; the reference enters it "
+    assert ("with this mistake your search enters node (1,) with alpha = -inf, beta = inf; the reference enters it "
             "with alpha = 3, beta = inf") in text
     assert ('Practise the rule on this tree (paste into a cell): from course.widgets import drill; '
             'drill("pruning", tree=[[3], [3, 1]], focus=(1,))') in text
@@ -500,3 +500,146 @@ def test_under_the_strict_rule_no_mistake_and_no_drill_of_the_courses_rule():
         assert comp.diagnosis is None and comp.offers == ()
         assert "Likely mistake" not in comp.message() and "drill(" not in comp.message()
     assert failed
+
+
+# =============================================================================================
+# a slip outside the catalogue that visits what a catalogue mistake visits (found in review)
+# =============================================================================================
+def _star1_clamps_swapped(windows: dict, slip: str = "clamps"):
+    """Star1 with C6's clamps the wrong way round, min(vmin, ...) and max(vmax, ...): a chance
+    node's children are never cut by their window (``slip="c3-no-vmin"``: C3 written
+    ``L += p * Lc`` instead, right whenever vmin = 0).  ``windows`` collects ``(path, child) ->
+    window`` where the states carry their paths (explicit trees, unrecorded)."""
+    def star1_decision(game, state):
+        vmin, vmax = game.vmin, game.vmax
+        root_children = []
+
+        def search(s, alpha, beta, at_root=False):
+            if game.is_terminal(s):
+                u = game.utility(s)
+                return u, u
+            player = game.turn(s)
+            L, U, best_U, best_L = vmin, vmax, vmin, vmax
+            if player is Player.CHANCE:
+                children = list(game.chance_outcomes(s))
+            else:
+                children = [(m, None) for m in game.moves(s)]
+            for k, (move, p) in enumerate(children):
+                if player is Player.CHANCE and slip == "clamps":
+                    window = (min(vmin, (alpha - U) / p + vmax),           # the slip
+                              max(vmax, (beta - L) / p + vmin))
+                elif player is Player.CHANCE:
+                    window = (max(vmin, (alpha - U) / p + vmax), min(vmax, (beta - L) / p + vmin))
+                else:
+                    window = (alpha, beta)
+                if hasattr(s, "path"):
+                    windows[(s.path, k)] = window
+                Lc, Uc = search(game.result(s, move), *window)
+                if at_root:
+                    root_children.append((move, Lc, Uc))
+                if player is Player.MAX:
+                    best_U, L = max(best_U, Uc), max(L, Lc)
+                elif player is Player.MIN:
+                    best_L, U = min(best_L, Lc), min(U, Uc)
+                elif slip == "c3-no-vmin":
+                    L, U = L + p * Lc, U - p * (vmax - Uc)                   # the slip
+                else:
+                    L, U = L + p * (Lc - vmin), U - p * (vmax - Uc)
+                alpha, beta = max(L, alpha), min(U, beta)
+                if beta <= alpha and k < len(children) - 1:
+                    return L, U
+            if player is Player.MAX:
+                U = best_U
+            elif player is Player.MIN:
+                L = best_L
+            return L, U
+
+        L, _ = search(state, vmin, vmax, at_root=True)
+        if game.turn(state) is Player.CHANCE:
+            return L, None
+        best = None
+        for move, Lc, Uc in root_children:
+            if best is None or (Lc > best[1] if game.turn(state) is Player.MAX else Uc < best[2]):
+                best = (move, Lc, Uc)
+        return L, best[0]
+    return star1_decision
+
+
+def test_a_slip_that_visits_like_a_catalogue_mistake_is_told_as_that_mistake_s_window():
+    """Swapped C6 clamps visit exactly what "chance-initial-window" visits on a3-test-star1-chance's
+    first tree, so that mistake is named (it reproduces the record); but the windows are the
+    mistake's, not the student's (a record shows visits, not windows): the message says "with this
+    mistake your search enters ...", never "your search entered ...".  The c6 drill it offers,
+    answered with the student's own windows, is wrong too."""
+    case = exercise_cases(8, 1, chance=0.6, values=(0, 4))[0]
+    comp = compare(TASKS["star1_decision"], _star1_clamps_swapped({}), case)
+    text = " ".join(comp.message().split())
+    assert [m.key for m in comp.diagnosis.named] == ["chance-initial-window"]
+    assert "with this mistake your search enters node (1, 0, 2)" in text
+    assert "your search entered node" not in text
+    # what the record itself says at the node where the visits part (true of the slip too)
+    assert ("Your search went on, so its test did not fire there: its beta was above its alpha. "
+            "The reference's numbers there (after child 0: L = 3, U = 4) fire it, so your L or U "
+            "after that child, or the window your search entered the node with, differs from the "
+            "reference's; the reference entered it with alpha = 1, beta = 5/2.") in text
+    (offer,) = comp.offers
+    drill = _build(offer.call)
+    windows: dict = {}
+    _star1_clamps_swapped(windows)(drill.game, drill.game.initial_state())
+    node = drill._node
+    answer = {drill.names[c]: windows.get((node, c[-1])) for c in drill._children()}
+    verdict = drill.check(answer)
+    assert not verdict.correct, answer
+
+
+def test_a_bounded_search_that_stops_early_is_told_which_test_fired():
+    """No catalogue mistake is C3 without "- vmin": the message names none, but says what the
+    record shows at the node where the visits part (as alpha-beta's messages do)."""
+    case = textbook_cases("chance")[0]                  # one chance node, bounds [8, 24]
+    comp = compare(TASKS["star1_decision"], _star1_clamps_swapped({}, "c3-no-vmin"), case)
+    text = " ".join(comp.message().split())
+    assert comp.diagnosis is None and "Likely mistake" not in text
+    assert ("Your search stopped, so its test fired there: its beta was at or below its alpha. "
+            "The reference's numbers there (after child 1: L = 40/3, U = 16) do not fire it, so "
+            "your L or U after that child, or the window your search entered the node with, "
+            "differs from the reference's.") in text
+
+
+def test_strass_s_slide_rule_strict_at_min_only():
+    """Strass's slide prints MIN's test as v < alpha (appendix, D2): a student who copies it
+    fails a2-test-ties with a message whose named mistakes reproduce the record (strict-cut does
+    on this tree: no MAX node meets its beta) and whose hint names the strict test at MIN."""
+    def strass(game, state):
+        def value(s, alpha, beta):
+            if game.is_terminal(s):
+                return game.utility(s)
+            if game.turn(s) is Player.MAX:
+                v = -INF
+                for m in game.moves(s):
+                    v = max(v, value(game.result(s, m), alpha, beta))
+                    if v >= beta:
+                        return v
+                    alpha = max(alpha, v)
+            else:
+                v = INF
+                for m in game.moves(s):
+                    v = min(v, value(game.result(s, m), alpha, beta))
+                    if v < alpha:                                   # Strass's slide
+                        return v
+                    beta = min(beta, v)
+            return v
+        best = None
+        for m in game.moves(state):
+            v = value(game.result(state, m), best[0] if best else -INF, INF)
+            if best is None or v > best[0]:
+                best = (v, m)
+        return best
+
+    comp = compare(TASKS["alphabeta_decision"], strass, Case("ties", parse_tree([[3, 5], [3, 9]])))
+    text = " ".join(comp.message().split())
+    assert "strict-cut" in [m.key for m in comp.diagnosis.named]
+    for named in comp.diagnosis.named:
+        assert reproduces(named, TASKS["alphabeta_decision"], comp.case, comp.run.events,
+                          comp.run.returned)
+    assert ("Your search went on, so its test did not fire: with v = 3 its alpha there was below 3 "
+            "(or it cuts only on a strict inequality, v < alpha); the reference has alpha = 3.") in text

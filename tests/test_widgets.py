@@ -214,6 +214,23 @@ def test_chance_explorer_thresholds(u, note, star):
     assert explorer.picture.dot.count("digraph") == 1
 
 
+def test_chance_explorer_says_what_a_slider_decided():
+    """A screen reader hears the decisions when a slider moves (review of issue 30: the table
+    changed silently and the picture's announcement stayed the same)."""
+    explorer = chance_pruning_explorer()
+    assert explorer.picture.announce is False               # one live region per widget
+    children = list(explorer.children)
+    assert children.index(explorer.line) == children.index(explorer.info) - 1
+    assert explorer.line.text == ("U(a2, c1) = 0: the note's rule skips c2 under a2 (take a2); "
+                                  "Star1 searches c2 under a2.")
+    assert "thresholds -7/8 and -3/8" in explorer.line.detail
+    explorer.u_a2_c1.value = -0.5
+    assert explorer.line.text == ("U(a2, c1) = -1/2: the note's rule does not skip c2 under a2; "
+                                  "Star1 searches c2 under a2.")
+    explorer.p_c1_a2.value = 0.5
+    assert "thresholds -2 and 0" in explorer.line.detail
+
+
 def test_chance_explorer_other_sliders():
     explorer = chance_pruning_explorer()
     explorer.p_c1_a2.value = 0.5

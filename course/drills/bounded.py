@@ -43,7 +43,7 @@ from .kinds import (
     _record_move,
     _run_part,
 )
-from .numbers import AnswerError, fmt, parse_number, same
+from .numbers import AnswerError, fmt, parse_number, said_pair, same
 
 __all__ = ["BabDrill", "Star1Drill", "C6Drill", "BoundsDrill"]
 
@@ -414,8 +414,7 @@ class Star1Drill(_ChanceNodeDrill):
             L0, U0 = prev.lower, prev.upper
             before = f"after {self.names[self._children()[k - 2]]}, L = {fmt(L0)} and U = {fmt(U0)}"
         e = self.index.events[self.index.updates[n][k - 1]]
-        said = ("you left it empty" if got[0] is None and got[1] is None
-                else f"not L = {fmt(got[0])}, U = {fmt(got[1])}")
+        said = said_pair(got, "L", "U")
         vmin, vmax = self.game.vmin, self.game.vmax
         return (f"After {self.names[child]} (probability {fmt(p)}, worth {_bounds((lc, uc))}), "
                 f"{self.names[n]} has L = {fmt(e.lower)} and U = {fmt(e.upper)} ({said}): "
@@ -591,7 +590,7 @@ class C6Drill(_ChanceNodeDrill):
             words, upto = self._why_go_on(n, first[-1])
             return Verdict(False, f"{name} is searched. " + words, node=n, upto=upto,
                            wrong=tuple(ids), right=total - len(wrong), total=total)
-        said = ("you left it empty" if None in got else f"not α = {fmt(got[0])}, β = {fmt(got[1])}")
+        said = said_pair(got, "α", "β")
         e = self._state_before(k)
         upto = (self.index.enter[n] if k == 0 else self.index.updates[n][k - 1]) + 1
         return Verdict(False, f"{name} gets α = {fmt(want[0])}, β = {fmt(want[1])} ({said}). "
@@ -834,7 +833,7 @@ class BoundsDrill(_BoundedWords, Drill):
                 words, upto = self._why_go_on(first[:-1], first[-1])
                 return Verdict(False, f"{name} is searched. " + words, node=first[:-1], upto=upto,
                                wrong=tuple(ids), right=right, total=total)
-            said = "you left it empty" if None in got else f"not {_bounds(got)}"
+            said = f"not {_bounds(got)}" if None not in got else said_pair(got, "L", "U")
             return Verdict(False, f"{self.who(first)} returns {_bounds(want)} ({said}): "
                            + self._returns_words(first), node=first,
                            upto=self.index.exit[first] + 1, wrong=tuple(ids), right=right,

@@ -98,7 +98,7 @@ from ..search import alphabeta, expectimax
 from ..search.result import SearchResult, TraceEvent
 from ..trees import TreeGame, TreeNode, parse_tree, tree_to_obj
 from .generate import node_names
-from .numbers import AnswerError, exact, fmt, parse_number, same
+from .numbers import AnswerError, exact, fmt, parse_number, said_pair, same
 
 __all__ = ["Field", "Verdict", "Drill", "MinimaxDrill", "PruningDrill", "WindowDrill", "RootDrill",
            "ORDER_WORDS", "ORDER_SHORT"]
@@ -1072,8 +1072,7 @@ class WindowDrill(Drill):
             words, upto = self._why_go_on(first[:-1], first[-1])
             return Verdict(False, f"{name} is entered. " + words, node=first[:-1], upto=upto,
                            wrong=tuple(ids), right=total - len(wrong), total=total)
-        said = ("you left it empty" if None in got
-                else f"not α = {fmt(got[0])}, β = {fmt(got[1])}")
+        said = said_pair(got, "α", "β")
         if said.startswith("not"):
             lead = f"{name} is entered with α = {fmt(want[0])}, β = {fmt(want[1])}, {said}. "
         else:

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import CourseError
 
-__all__ = ["AnswerError", "fmt", "parse_number", "same", "exact"]
+__all__ = ["AnswerError", "fmt", "parse_number", "same", "exact", "said_pair"]
 
 INF = float("inf")
 
@@ -162,3 +162,31 @@ def _decimals(x: Fraction) -> int:
     while (x * 10 ** places).denominator != 1:
         places += 1
     return places
+
+
+def said_pair(got: tuple[Any, Any], first: str, second: str) -> str:
+    """What a student wrote in a pair of boxes, for "(…)" after the right answer.
+
+    Both empty: ``you left it empty``; one empty: which one, and what the other says; both
+    filled: ``not α = 1, β = 3``.  (A half-filled pair is not "empty": saying so misled a
+    student who had typed α.)
+
+    Examples
+    --------
+    >>> said_pair((None, None), "α", "β")
+    'you left it empty'
+    >>> said_pair((1, None), "α", "β")
+    'you wrote α = 1 and left β empty'
+    >>> said_pair((None, 3), "L", "U")
+    'you left L empty and wrote U = 3'
+    >>> said_pair((-2, 3), "L", "U")
+    'not L = −2, U = 3'
+    """
+    a, b = got
+    if a is None and b is None:
+        return "you left it empty"
+    if b is None:
+        return f"you wrote {first} = {fmt(a)} and left {second} empty"
+    if a is None:
+        return f"you left {first} empty and wrote {second} = {fmt(b)}"
+    return f"not {first} = {fmt(a)}, {second} = {fmt(b)}"

@@ -37,7 +37,7 @@ from ..search.result import SearchResult, TraceEvent
 from ..trees import TreeGame
 from .bounded import _BoundedWords
 from .kinds import _KIND, Drill, Field, Verdict, _bounds, _box, _Index, _names_list, _op, _parse
-from .numbers import AnswerError, exact, fmt, parse_number, same
+from .numbers import AnswerError, exact, fmt, parse_number, said_pair, same
 
 __all__ = ["Star2Drill"]
 
@@ -409,13 +409,18 @@ class Star2Drill(_BoundedWords, Drill):
         probe = self._probe(outcome)
         g_side, g_value, g_lo, g_hi = got
         if g_side != side or g_value is None or not same(g_value, value):
-            said = ("you left it empty" if g_side is None and g_value is None else
-                    f"not {name} {SIDES.get(g_side, '?')} {fmt(g_value)}")
+            if g_side is None and g_value is None:
+                said = "you left it empty"
+            elif g_side not in SIDES:
+                said = f"you wrote {fmt(g_value)} but did not say at most or at least"
+            elif g_value is None:
+                said = f"you said {SIDES[g_side]} but left the value empty"
+            else:
+                said = f"not {name} {SIDES[g_side]} {fmt(g_value)}"
             return Verdict(False, f"The probe shows that {name} is {SIDES[side]} {fmt(value)} "
                            f"({said}). " + self._probe_words(outcome), node=outcome,
                            upto=probe.exit_at + 1, wrong=ids, right=right, total=total)
-        said = ("you left it empty" if g_lo is None and g_hi is None
-                else f"not L = {fmt(g_lo)}, U = {fmt(g_hi)}")
+        said = said_pair((g_lo, g_hi), "L", "U")
         return Verdict(False, f"After the probe of {name}, {self.names[self._node]} has L = "
                        f"{fmt(lo)} and U = {fmt(hi)} ({said}): " + self._bounds_words(outcome),
                        node=self._node, upto=probe.update + 1, wrong=ids, right=right,

@@ -34,8 +34,8 @@ from numbers import Real
 from ..errors import BoundsError, ParameterError
 from ..game import Path
 from ..games.random_trees import RandomTree, StochasticRandomTree
-from ..search.chance import bound_after, fit_window
-from ..search.result import SearchResult
+from ..search.chance import bound_after, fit_window, within_epsilon
+from ..search.result import SearchResult, fail_soft_bounds
 
 __all__ = ["fast_search", "FAST_ALGORITHMS"]
 
@@ -146,6 +146,19 @@ def fast_search(
     return _bab_stochastic(game, algorithm, eps, leaves)
 
 
+def _mixed(vmin, vmax, eps) -> bool:
+    """Whether a bound or epsilon is a number no float equals (a ``Fraction(1, 3)``).
+
+    The pruning test is :func:`~course.search.chance.within_epsilon`, as in the
+    reference.  Here ``alpha`` and ``beta`` are leaf values (floats), ``vmin``,
+    ``vmax`` or results of float arithmetic; unless this returns True they are all
+    floats or numbers a float equals, and then ``beta <= alpha + eps`` computed in
+    floats is the exact test except on a tie (``beta == alpha + eps``), so the
+    searches below call ``within_epsilon`` only on a tie (else, always).
+    """
+    return not all(isinstance(x, float) or float(x) == x for x in (vmin, vmax, eps))
+
+
 def _first_best(children: list, maximise: bool, key: int) -> int | None:
     """The reference's root move: the first searched child with the best bound."""
     best = None
@@ -237,8 +250,8 @@ def _alphabeta_rt(game: RandomTree, record: bool) -> SearchResult:
             v = -INF
             for k in rng_b:
                 cv = node(t1, base + k, alpha, beta)
-                if t == 0:
-                    root_children.append((k, cv, cv))
+                if t == 0:                  # what the reference reports: a fail-soft bound
+                    root_children.append((k, *fail_soft_bounds(cv, alpha, beta)))
                 if cv > v:
                     v = cv
                 if v >= beta:
@@ -250,7 +263,7 @@ def _alphabeta_rt(game: RandomTree, record: bool) -> SearchResult:
             for k in rng_b:
                 cv = node(t1, base + k, alpha, beta)
                 if t == 0:
-                    root_children.append((k, cv, cv))
+                    root_children.append((k, *fail_soft_bounds(cv, alpha, beta)))
                 if cv < v:
                     v = cv
                 if v <= alpha:
@@ -275,6 +288,7 @@ def _bab_rt(game: RandomTree, name: str, eps: float, record: bool) -> SearchResu
     root_children: list = []
     last = b - 1
     rng_b = range(b)
+    mixed = _mixed(vmin, vmax, eps)
 
     # The comparisons below are the reference's max()/min() calls written out:
     # max(x, y) returns x unless y > x, min(x, y) returns x unless y < x.
@@ -310,7 +324,8 @@ def _bab_rt(game: RandomTree, name: str, eps: float, record: bool) -> SearchResu
                     pass
                 else:
                     beta = U
-                if beta <= alpha + eps and k < last:       # prune
+                if (beta <= alpha + eps or mixed) and k < last and (  # prune: within_epsilon
+                        beta < alpha + eps and not mixed or within_epsilon(beta, alpha, eps)):
                     return L, U
             return L, best_U
         best_L = vmax                                      # MIN node
@@ -332,7 +347,8 @@ def _bab_rt(game: RandomTree, name: str, eps: float, record: bool) -> SearchResu
                 alpha = L
             if not beta < U:
                 beta = U
-            if beta <= alpha + eps and k < last:
+            if (beta <= alpha + eps or mixed) and k < last and (
+                    beta < alpha + eps and not mixed or within_epsilon(beta, alpha, eps)):
                 return L, U
         return best_L, U
 
@@ -353,6 +369,7 @@ def _bab_stochastic(game: StochasticRandomTree, name: str, eps: float, record: b
     root_children: list = []
     last = b - 1
     rng_b = range(b)
+    mixed = _mixed(vmin, vmax, eps)
 
     # ``code`` numbers a node among all nodes of its depth in the expanded tree
     # (decisions and outcomes both count as digits), so paths can be rebuilt.
@@ -380,7 +397,8 @@ def _bab_stochastic(game: StochasticRandomTree, name: str, eps: float, record: b
                 alpha = L
             if not beta < U:
                 beta = U
-            if beta <= alpha + eps and j < last:
+            if (beta <= alpha + eps or mixed) and j < last and (
+                    beta < alpha + eps and not mixed or within_epsilon(beta, alpha, eps)):
                 return L, U
         return (L, best) if is_max else (best, U)
 
@@ -460,7 +478,8 @@ def _bab_stochastic(game: StochasticRandomTree, name: str, eps: float, record: b
                 alpha = L
             if not beta < U:
                 beta = U
-            if beta <= alpha + eps and k < last:
+            if (beta <= alpha + eps or mixed) and k < last and (
+                    beta < alpha + eps and not mixed or within_epsilon(beta, alpha, eps)):
                 return L, U
         return L, U
 

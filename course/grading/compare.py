@@ -549,6 +549,15 @@ class Comparison:
                             trace=Trace(tuple(trace)))
 
 
+@dataclass(frozen=True)
+class _WithChild:
+    """A node's bounds after a child (for :meth:`_RefIndex.bounded_hint`)."""
+
+    lower: Any
+    upper: Any
+    child: int | None
+
+
 class _RefIndex:
     """Look-ups into the reference trace: who cut where, and each node's window."""
 
@@ -619,6 +628,30 @@ class _RefIndex:
         if last is None or self.player.get(parent) not in ("max", "min"):
             return ""
         return window_hint(self.player[parent], False, last.lower, last.alpha, last.beta)
+
+    def bounded_hint(self, path: tuple, before: int | None, *, went_on: bool) -> str:
+        """:meth:`window_hint` for Star1 and BAB: which test fired in the student's search, and
+        the window the reference entered the node with."""
+        from .diagnose import bounded_hint
+
+        if went_on:
+            cut = self.cut_above(path)
+            if cut is None or cut.lower is None or cut.upper is None:
+                return ""
+            node, event = cut.path, cut
+            updates = self.updates.get(node, [])
+            taken = [e for _, e in updates if e.child is not None and e.child < min(cut.pruned)]
+            child = taken[-1].child if taken else None
+            event = _WithChild(cut.lower, cut.upper, child)
+        else:
+            node = path[:-1]
+            event = None
+            for position, update in self.updates.get(node, []):
+                if before is None or position <= before:
+                    event = update
+            if event is None or event.lower is None:
+                return ""
+        return bounded_hint(went_on, event, self.entered.get(node), self.epsilon)
 
     def why_next(self, path: tuple, before: int) -> str | None:
         """Why the reference goes on to ``path``: its window at the parent after the previous child."""
@@ -1141,8 +1174,11 @@ def _explain_difference(comp: Comparison, index: "_RefIndex", mine: list, theirs
         why = index.why_next(path, index.position.get((kind, path), k))
         if why:
             hint = ""
-            if task.reference == "alphabeta" and not (k < len(mine) and _below(mine[k][1], path[:-1])):
+            stopped = not (k < len(mine) and _below(mine[k][1], path[:-1]))
+            if task.reference == "alphabeta" and stopped:
                 hint = index.window_hint(path, index.position.get((kind, path), k), went_on=False)
+            elif task.reference in ("star1", "bab") and stopped and not task.strict:
+                hint = index.bounded_hint(path, index.position.get((kind, path), k), went_on=False)
             return _Explained(
                 f"You never {'evaluate' if kind == LEAF else 'expand'} {format_path(path)}, but {why}.",
                 about_cut=True, node=path[:-1], hint=hint)
@@ -1154,6 +1190,8 @@ def _explain_difference(comp: Comparison, index: "_RefIndex", mine: list, theirs
             hint = ""
             if task.reference == "alphabeta" and cut is not None:
                 hint = index.window_hint(path, None, went_on=True)
+            elif task.reference in ("star1", "bab") and cut is not None and not task.strict:
+                hint = index.bounded_hint(path, None, went_on=True)
             return _Explained(
                 f"The reference never {'evaluates' if kind == LEAF else 'expands'} "
                 f"{format_path(path)}: {why}.", about_cut=True,

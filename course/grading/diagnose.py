@@ -56,7 +56,7 @@ from .cases import Case, EvaluatedGame
 from .instrument import EXPAND, LEAF
 
 __all__ = ["Mistake", "MISTAKES", "Simulation", "simulate", "diagnose", "Diagnosis", "reproduces",
-           "window_hint", "Practice", "practice", "record_practice", "model_answer", "catches",
+           "window_hint", "bounded_hint", "Practice", "practice", "record_practice", "model_answer", "catches",
            "drill_call"]
 
 INF = math.inf
@@ -635,7 +635,10 @@ def _where(mistake: Mistake, sim: Simulation, base: Simulation, case: Case,
 
     First what the mistake changes (a window, a cut, the bounds a node returns, the move);
     then, if the visits differ and that was not a cut, the node where they part and why.
-    Every sentence compares the mistake's simulation with the reference's on this case.
+    Every sentence compares the mistake's simulation with the reference's on this case.  What
+    the student's record cannot show (a window, the bounds a node returns) is said of the
+    mistake ("with this mistake your search enters ..."): the record shows visits, not windows,
+    and another slip that makes the same visits can have other windows.
     """
     shows = {"window": _shows_window, "cut": _shows_cut, "returns": _shows_returns,
              "move": _shows_move}[mistake.shows]
@@ -660,8 +663,9 @@ def _shows_window(mistake: Mistake, sim: Simulation, base: Simulation, case: Cas
     for path in sorted(sim.windows, key=lambda p: order[p]):
         mine, theirs = sim.windows[path], base.windows.get(path)
         if theirs is not None and not (_same(mine[0], theirs[0]) and _same(mine[1], theirs[1])):
-            return (f"Where it first shows: your search entered node {_name(path)} with "
-                    f"{_window(mine)}; the reference enters it with {_window(theirs)}."
+            return (f"Where it first shows: with this mistake your search enters node "
+                    f"{_name(path)} with {_window(mine)}; the reference enters it with "
+                    f"{_window(theirs)}."
                     + _chance_window_words(path, base, case, family), path[:-1] or path)
     return None
 
@@ -704,8 +708,8 @@ def _shows_returns(mistake: Mistake, sim: Simulation, base: Simulation, case: Ca
         if theirs is None or (_same(mine[0], theirs[0]) and _same(mine[1], theirs[1])):
             continue
         extra = _returns_words(mistake, path, sim, base, case)
-        return (f"Where it first shows: node {_name(path)} returns {_bounds(mine)} in your "
-                f"search, {_bounds(theirs)} in the reference.{extra}", path)
+        return (f"Where it first shows: with this mistake node {_name(path)} returns "
+                f"{_bounds(mine)} in your search, {_bounds(theirs)} in the reference.{extra}", path)
     return None
 
 
@@ -829,6 +833,52 @@ def window_hint(player: str, went_on: bool, v: Any, alpha: Any, beta: Any) -> st
                 f"the reference has alpha = {_fmt(alpha)}.")
     return (f"Your search stopped, so its test fired: with v = {_fmt(v)} its alpha there was "
             f"{_fmt(v)} or more; the reference has alpha = {_fmt(alpha)}.")
+
+
+def bounded_hint(went_on: bool, cut: Any, entry: Any, epsilon: Any) -> str:
+    """What a Star1 or BAB node's visits say about the student's numbers there.
+
+    Visits show where a node stopped, not its L, U or window; so the hint says which test fired
+    (or did not) in the student's search and what must then differ from the reference's numbers;
+    where the student went on, also the window the reference entered the node with (below a
+    chance node that is C6's, which the message's other lines do not print; where the student
+    stopped, the line before the hint prints it).
+
+    Parameters
+    ----------
+    went_on : bool
+        True if the student's node went on where the reference prunes; False if it stopped
+        where the reference goes on.
+    cut : TraceEvent
+        The reference's cut-off event at the node (``went_on``), else its update event after the
+        child the student stopped after: its ``lower``, ``upper``, ``alpha``, ``beta``.
+    entry : TraceEvent or None
+        The reference's enter event of the node (its window), if known.
+    epsilon : number
+        BAB's epsilon (0 for Star1).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as E
+    >>> print(bounded_hint(True, E(lower=3, upper=4, alpha=3, beta=2.5, child=0),
+    ...                    E(alpha=1, beta=4), 0))
+    Your search went on, so its test did not fire there: its beta was above its alpha. The reference's numbers there (after child 0: L = 3, U = 4) fire it, so your L or U after that child, or the window your search entered the node with, differs from the reference's; the reference entered it with alpha = 1, beta = 4.
+    """
+    plus = " + epsilon" if epsilon else ""
+    came = (f"; the reference entered it with alpha = {_fmt(entry.alpha)}, beta = {_fmt(entry.beta)}"
+            if entry is not None and getattr(entry, "alpha", None) is not None else "")
+    child = getattr(cut, "child", None)
+    numbers = (f"after child {child}: L = {_fmt(cut.lower)}, U = {_fmt(cut.upper)}" if child is not None
+               else f"L = {_fmt(cut.lower)}, U = {_fmt(cut.upper)}")
+    if went_on:
+        return (f"Your search went on, so its test did not fire there: its beta was above its "
+                f"alpha{plus}. The reference's numbers there ({numbers}) fire it, so your L or U "
+                f"after that child, or the window your search entered the node with, differs from "
+                f"the reference's{came}.")
+    return (f"Your search stopped, so its test fired there: its beta was at or below its "
+            f"alpha{plus}. The reference's numbers there ({numbers}) do not fire it, so your L or U "
+            f"after that child, or the window your search entered the node with, differs from the "
+            f"reference's.")
 
 
 # =============================================================================================

@@ -47,6 +47,34 @@ printed test): with epsilon = 0 that is the strict rule of
 :func:`course.search.alphabeta` (CS188's), and on trees without chance and
 with bounds strictly outside the leaves it evaluates the same leaves as
 ``alphabeta(strict=True)``.  The guarantee ``U - L <= epsilon`` holds either way.
+
+**Floating point.**  With exact numbers (``int``, :class:`~fractions.Fraction`)
+Theorem 1 holds as stated.  When a probability, a utility, ``vmin``, ``vmax`` or
+``epsilon`` is a float, BAB guarantees, with ``E`` the value
+:func:`course.search.expectimax` computes by the course's chance rule
+(:mod:`course.search.chance`) with the chance outcomes in the same order, ``V*``
+the value of the same inputs in exact arithmetic (every float read as the rational
+it is, probabilities normalised by their sum), and ``delta`` =
+:func:`course.search.chance.rounding_bound` (``(2 n + 4) 2**-53 max(|vmin|, |vmax|)``
+summed over the chance nodes of a path, largest over the paths):
+
+1. ``vmin <= L <= E <= U <= vmax``, exactly (bit for bit);
+2. ``U - L <= epsilon + 2 delta``, the numbers taken exactly; with ``epsilon = 0``,
+   ``L == U == E``;
+3. ``L - delta <= V* <= U + delta``.
+
+Every prune decision is exact (:func:`course.search.chance.within_epsilon`): a
+node that prunes has ``min(U, beta) <= max(L, alpha) + epsilon`` exactly.  Why
+(2) holds: a MAX or MIN node only compares numbers, so its bounds keep its
+children's guarantee; a chance node that searched all its children computes ``L``
+and ``U`` as two rounded sums, each within ``rho = (2 n + 4) u M`` of the exact
+mean, so they can end up to ``2 rho`` further apart than exact arithmetic would put
+them (the same holds, through the window's exactness for ``U <= alpha`` and
+``L >= beta``, when a child fails outside its window); ``2 delta`` adds these up along
+a path.  No search without re-searching can do better: the narrowest interval sure
+to contain ``E`` given the children's bounds is the ``[L, U]`` the rule computes.
+With ``epsilon = 0`` the bounds meet as they do without rounding (the children's
+bounds meet, and equal sums give equal results).
 """
 
 from __future__ import annotations
@@ -61,7 +89,7 @@ from ..game import Game, Path, Player
 from ..trees import TreeGame
 from ._context import EXPAND, SearchContext, check_epsilon, first_best
 from .alphabeta import _check_strict
-from .chance import ChanceBounds
+from .chance import ChanceBounds, within_epsilon
 from .result import ChildResult, SearchResult
 
 __all__ = ["bab", "star1"]
@@ -104,7 +132,8 @@ def bab(
     -------
     SearchResult
         ``lower`` and ``upper`` are the root's ``L`` and ``U``, with
-        ``lower <= V(root) <= upper`` and ``upper - lower <= epsilon``; ``value``
+        ``lower <= V(root) <= upper`` and ``upper - lower <= epsilon`` (with float
+        numbers: up to rounding, exactly as the module notes state); ``value``
         is set when they meet.  ``move`` is, at a MAX root, the searched child
         with the highest ``L``, at a MIN root the one with the lowest ``U``
         (the first in search order on ties); None at a chance root.
@@ -192,6 +221,7 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, strict=False, **optio
                     path=leaf.path,
                 )
     ctx = SearchContext(game, trace=trace, check_bounds=(vmin, vmax), **options)
+    zero = type(epsilon) is int and epsilon == 0       # alpha + 0 is alpha: no rounding (Star1)
     leaf, expand, result = ctx.leaf, ctx.expand, game.result
     events, emit, root_children = ctx.events, ctx.emit, ctx.root_children
 
@@ -239,15 +269,20 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, strict=False, **optio
                 beta = U                                   # line 23: beta = min(U, beta)
             if events is not None:
                 emit("update", path, child=index, alpha=alpha, beta=beta, lower=L, upper=U)
-            # line 24 (<=, see module notes; strict: <, as the pseudocode prints it)
-            if (beta < alpha + epsilon if strict else beta <= alpha + epsilon) and k < last:
-                if events is not None:
-                    emit("cutoff", path, alpha=alpha, beta=beta, lower=L, upper=U,
-                         pruned=tuple(order[k + 1:]),
-                         reason=f"beta={beta} {'<' if strict else '<='} alpha={alpha} "
-                                f"+ epsilon={epsilon}")
-                    emit("exit", path, alpha=alpha, beta=beta, lower=L, upper=U)
-                return L, U
+            # line 24 (<=, see module notes; strict: <, as the pseudocode prints it), decided
+            # exactly: a float alpha + epsilon may be rounded (within_epsilon, course.search.chance)
+            if k < last:
+                total = alpha + epsilon                    # exact unless it is a float
+                if (within_epsilon(beta, alpha, epsilon, strict)
+                        if isinstance(total, float) and not zero
+                        else beta < total if strict else beta <= total):
+                    if events is not None:
+                        emit("cutoff", path, alpha=alpha, beta=beta, lower=L, upper=U,
+                             pruned=tuple(order[k + 1:]),
+                             reason=f"beta={beta} {'<' if strict else '<='} alpha={alpha} "
+                                    f"+ epsilon={epsilon}")
+                        emit("exit", path, alpha=alpha, beta=beta, lower=L, upper=U)
+                    return L, U
         if is_max:                                         # line 25
             U = best_U
         elif is_min:                                       # line 26

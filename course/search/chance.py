@@ -54,7 +54,24 @@ that fails low makes the node's ``U <= alpha``, one that fails high makes
 ``L >= beta``, and the window is never empty while the node's is not.  With
 exact numbers the formula is exact and nothing moves.
 
-The fast path of :mod:`course.experiments.fast` inlines exactly this rule.
+With ``epsilon > 0`` two more things need care.  The pruning test
+``beta <= alpha + epsilon`` computed in floats compares ``beta`` with the
+*rounded* sum ``alpha + epsilon``, which can be above the exact sum: the node
+then prunes with bounds more than ``epsilon`` apart (``U - L = 3 + 3 * 2**-54`` at
+``epsilon = 3``).  :func:`within_epsilon` decides the test exactly for the
+numbers the search holds (only a tie with the rounded sum needs more than one
+comparison), so a node that prunes has ``min(U, beta) <= max(L, alpha) + epsilon``
+exactly.  The second cannot be removed by any arithmetic: a chance node whose
+children all returned bounds within ``epsilon`` computes its own ``L`` and ``U`` as
+two rounded sums, and their difference can exceed ``epsilon`` by a rounding
+(``3 + 2**-52``).  No interval narrower than ``[L, U]`` is sure to contain the
+value the same arithmetic gives (the children's values may sit at their lower or
+at their upper bounds), so the search reports ``[L, U]`` and the guarantee says by
+how much the width can exceed ``epsilon``: at most ``2 * delta``, with ``delta``
+from :func:`rounding_bound`, the most the course's rule can differ from exact
+arithmetic.  The statement, and why it holds, is in :func:`course.search.bab`.
+
+The fast path of :mod:`course.experiments.fast` inlines exactly these rules.
 
 Examples
 --------
@@ -79,7 +96,10 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["chance_value", "ChanceBounds", "fit_window"]
+__all__ = ["chance_value", "ChanceBounds", "fit_window", "within_epsilon", "rounding_bound"]
+
+UNIT_ROUNDOFF = Fraction(1, 2**53)
+"""``u``: a float operation (round to nearest) is off by at most ``u`` times its result."""
 
 
 def _exact(x: Any) -> bool:
@@ -344,3 +364,92 @@ class ChanceBounds:
             self.lo_U, self.hi_U = min(self.lo_U, upper), max(self.hi_U, upper)
         self.k += 1
         return self.bounds()
+
+
+def within_epsilon(beta: Any, alpha: Any, epsilon: Any, strict: bool = False) -> bool:
+    """BAB's pruning test ``beta <= alpha + epsilon`` (``<`` if ``strict``), decided exactly.
+
+    With exact numbers this is the plain comparison.  When ``alpha + epsilon`` is a
+    float, it is the exact sum rounded to the nearest float if ``alpha`` and
+    ``epsilon`` are floats (or numbers a float equals), and then comparing a float
+    ``beta`` with it is exact except on a tie: a float below the rounded sum is below
+    the exact sum too (round to nearest puts the exact sum nearer to its float than to
+    the float below), and one above it is above.  A tie is decided by the sum's
+    rounding error, computed exactly (Knuth's TwoSum); any other mix of numbers with
+    :class:`~fractions.Fraction`.
+
+    Examples
+    --------
+    ``0.1 + 3`` rounds up to ``3.1``, above the exact sum:
+
+    >>> 0.1 + 3 == 3.1, Fraction(3.1) > Fraction(0.1) + 3
+    (True, True)
+    >>> 3.1 <= 0.1 + 3, within_epsilon(3.1, 0.1, 3)
+    (True, False)
+    >>> within_epsilon(3.0999999999999996, 0.1, 3), within_epsilon(2, 0, 2, strict=True)
+    (True, False)
+    """
+    total = alpha + epsilon
+    if not isinstance(total, float):                   # exact numbers: an exact comparison
+        return beta < total if strict else beta <= total
+    # floats, or numbers a float equals (written out: this runs at every cut-off test)
+    if ((isinstance(beta, float) or float(beta) == beta)
+            and (isinstance(alpha, float) or float(alpha) == alpha)
+            and (isinstance(epsilon, float) or float(epsilon) == epsilon)):
+        if beta != total:
+            return beta < total
+        # a tie: alpha + epsilon == total + error exactly (Knuth's TwoSum; no overflow here)
+        part = total - alpha
+        error = (alpha - (total - part)) + (epsilon - part)
+        return error > 0 if strict else error >= 0
+    gap = Fraction(beta) - Fraction(alpha) - Fraction(epsilon)
+    return gap < 0 if strict else gap <= 0
+
+
+def rounding_bound(game: Any, state: Any = None, *, vmin: Any = None, vmax: Any = None) -> Fraction:
+    """``delta``: how far the course's chance rule can be from exact arithmetic, for a whole tree.
+
+    A chance node of ``n`` children whose computation involves a float (a
+    probability, a value below it, ``vmin`` or ``vmax``) computes the rule within
+    ``rho = (2 n + 4) u M`` of the exact normalised mean ``sum(p v) / sum(p)`` of the
+    same children's numbers, where ``u = 2**-53`` and ``M = max(|vmin|, |vmax|)``
+    (``n + 2`` roundings at most in each term of ``S``, ``n - 1`` in ``T``, one
+    division; the ``+ 4`` covers second-order terms for ``n < 2**20``; clamping only
+    moves towards the exact mean).  ``delta`` is the largest sum of ``rho`` over the
+    chance nodes of one path from ``state`` to a leaf (0 when every number is exact).
+    It bounds ``|expectimax - V*|``, ``V*`` the value in exact arithmetic of the
+    float inputs, and ``2 * delta`` bounds by how much BAB's ``U - L`` can exceed
+    ``epsilon`` (see :func:`course.search.bab`).  The whole tree below ``state``
+    is walked: meant for explicit trees and small games.
+
+    Examples
+    --------
+    >>> from course import parse_tree
+    >>> game = parse_tree({"chance": [[0.25, 0], [0.75, {"chance": [[0.5, 6], [0.5, 1]]}]]})
+    >>> rounding_bound(game) == (8 + 8) * 6 * UNIT_ROUNDOFF
+    True
+    >>> rounding_bound(parse_tree({"chance": [[Fraction(1, 3), 0], [Fraction(2, 3), 6]]}))
+    Fraction(0, 1)
+    """
+    from ..game import Player
+
+    vmin = game.vmin if vmin is None else vmin
+    vmax = game.vmax if vmax is None else vmax
+    bounds_exact = _exact(vmin) and _exact(vmax)
+
+    def walk(s: Any) -> tuple[int, bool]:
+        """(largest sum of (2n + 4) on a path below s, whether a float is involved)."""
+        if game.is_terminal(s):
+            return 0, not _exact(game.utility(s))
+        if game.turn(s) is Player.CHANCE:
+            outcomes = list(game.chance_outcomes(s))
+            below = [walk(game.result(s, move)) for move, _ in outcomes]
+            worst = max(w for w, _ in below)
+            rounded = (not bounds_exact or any(f for _, f in below)
+                       or not all(_exact(p) for _, p in outcomes))
+            return (worst + 2 * len(outcomes) + 4 if rounded else worst), rounded
+        below = [walk(game.result(s, move)) for move in game.moves(s)]
+        return max(w for w, _ in below), any(f for _, f in below)
+
+    count, _ = walk(game.initial_state() if state is None else state)
+    return count * UNIT_ROUNDOFF * max(abs(Fraction(vmin)), abs(Fraction(vmax)))

@@ -71,7 +71,7 @@ from ..game import Game, Path, Player
 from ._context import EXPAND, SearchContext, check_epsilon, check_utility_bounds, first_best
 from .alphabeta import alphabeta
 from .bab import bab
-from .chance import ChanceBounds
+from .chance import ChanceBounds, within_epsilon
 from .result import ChildResult, SearchResult, Trace
 
 __all__ = [
@@ -422,7 +422,8 @@ def bab_tt(
     -------
     SearchResult
         ``algorithm="bab-tt"``; ``lower <= V <= upper`` and ``upper - lower <= epsilon`` at the
-        root (Theorem 1 of the BAB paper, with the table's bounds as extra knowledge).
+        root (Theorem 1 of the BAB paper, with the table's bounds as extra knowledge; with
+        float numbers, as :func:`course.search.bab` states it).
 
     Raises
     ------
@@ -465,7 +466,7 @@ def bab_tt(
                         alpha = L
                     if U < beta:
                         beta = U
-                    if path and beta <= alpha + epsilon:   # BAB's own test already holds
+                    if path and within_epsilon(beta, alpha, epsilon):  # BAB's own test holds
                         table.answered += 1
                         _answered(ctx, state, path, game.turn(state), alpha, beta, L, U,
                                   f"table: [{L}, {U}] (draft {entry.depth}), beta={beta} <= "
@@ -513,7 +514,8 @@ def bab_tt(
                 beta = U
             if events is not None:
                 emit("update", path, child=index, alpha=alpha, beta=beta, lower=L, upper=U)
-            if beta <= alpha + epsilon and k < last:
+            if k < last and (within_epsilon(beta, alpha, epsilon)     # exact (see chance.py)
+                             if isinstance(total := alpha + epsilon, float) else beta <= total):
                 if events is not None:
                     emit("cutoff", path, alpha=alpha, beta=beta, lower=L, upper=U,
                          pruned=tuple(order[k + 1:]),

@@ -10,6 +10,7 @@ from ..draw import draw_tree
 from ..examples import chance_note_game, chance_note_thresholds
 from ..search import star1
 from ._common import Explorer, fmt
+from .live_line import LiveLine
 
 __all__ = ["ChancePruningExplorer", "chance_pruning_explorer"]
 
@@ -37,6 +38,9 @@ class ChancePruningExplorer(Explorer):
         Whether the note's rule, and Star1, skip branch c2 below a2.
     result : SearchResult
         The Star1 search (traced).
+    line : LiveLine
+        The decisions in one line, said to screen readers when a slider changes them (a polite
+        live region; the picture's own announcements are off: one live region per widget).
     """
 
     def __init__(self, *, p_c1_a1: float, p_c1_a2: float, u_a1_c1: float, u_a1_c2: float,
@@ -62,7 +66,13 @@ class ChancePruningExplorer(Explorer):
         # one column of sliders with the picture beside it: a drag and its effect are seen together
         controls = [widgets.HTML("<b>move a2</b>"), self.p_c1_a2, self.u_a2_c1, self.u_a2_c2,
                     widgets.HTML("<b>move a1</b>"), self.p_c1_a1, self.u_a1_c1, self.u_a1_c2]
+        self.line = LiveLine()
         super().__init__(controls, beside=True, max_height=500)
+        # the line above the table: what the sliders decided, announced (the table is not)
+        children = list(self.children)
+        children.insert(children.index(self.info), self.line)
+        self.children = tuple(children)
+        self.picture.announce = False
         self.watch(self.p_c1_a2, self.u_a2_c1, self.u_a2_c2, self.p_c1_a1, self.u_a1_c1, self.u_a1_c2)
         self.refresh()
 
@@ -99,6 +109,12 @@ class ChancePruningExplorer(Explorer):
              + (" — take a1" if take_a1 else " — take a2" if take_a2 else "")),
             ("Star1 skips c2 under a2", yes(self.star1_skips)),
         ]
+        note = ("skips c2 under a2 (take a1)" if take_a1 else "skips c2 under a2 (take a2)"
+                if take_a2 else "does not skip c2 under a2")
+        self.line.say(f"U(a2, c1) = {fmt(u21)}: the note's rule {note}; Star1 "
+                      f"{'skips' if self.star1_skips else 'searches'} c2 under a2.",
+                      f"After c1, U(a2) lies in [{fmt(lower)}, {fmt(upper)}]; U(a1) = {fmt(t.u_a1)}; "
+                      f"thresholds {fmt(t.prune_at_or_below)} and {fmt(t.prune_at_or_above)}.")
         table = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows)
         if take_a2 and not self.star1_skips:
             why = ("<p><b>They differ.</b> Only the note's second condition (13) holds: a2 is at "
@@ -158,6 +174,8 @@ def chance_pruning_explorer(
     >>> explorer.u_a2_c1.value = -0.9
     >>> explorer.note_skips, explorer.star1_skips
     (True, True)
+    >>> explorer.line.text      # said to screen readers, shown above the table
+    "U(a2, c1) = -9/10: the note's rule skips c2 under a2 (take a1); Star1 skips c2 under a2."
 
     References
     ----------

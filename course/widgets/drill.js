@@ -156,7 +156,9 @@ function render({ model, el }) {
     }
     root.appendChild(element("p", { text: d.question || "" }));
     if (d.focus_note) root.appendChild(element("p", { text: d.focus_note }));
-    const details = element("details", {}, element("summary", { text: "The tree in text" }),
+    // named apart from the picture's own "The tree in text" (one widget, two disclosures: a
+    // screen reader listing them must tell which is which)
+    const details = element("details", {}, element("summary", { text: "The question's tree in text" }),
                             element("pre", { text: d.tree_text || "" }));
     root.appendChild(details);
     if (d.recipe) {

@@ -292,6 +292,10 @@ def test_two_drills_in_one_notebook_by_mouse_and_accessibility_tree(lab, noteboo
     for index, out in enumerate((first, second)):
         out.evaluate("(el, i) => el.querySelectorAll('.course-drill select, .course-drill input')"
                      ".forEach(e => e.setAttribute('data-drill-test', String(i)))", index)
+    # the question's own text tree is named apart from the picture's "The tree in text"
+    summaries = first.locator("details > summary").all_inner_texts()
+    assert "The question's tree in text" in summaries and "The tree in text" in summaries, summaries
+    assert len(summaries) == len(set(summaries)), summaries
     for index in (0, 1):
         selects = _ax_names(page, f"select[data-drill-test='{index}']")
         assert selects == ["Kind of question", "Level"], (index, selects)

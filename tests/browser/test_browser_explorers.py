@@ -192,3 +192,29 @@ def test_step_through_next_moves_current_node_and_announces_the_step(lab, lesson
     violations = axe.run_axe(lab.page, include=[".jp-OutputArea-output"])
     assert not violations, axe.describe_violations(violations)
     assert lab.error_report() == []
+
+
+@pytest.mark.parametrize("lesson", calls_in_lessons("chance_pruning_explorer"))
+def test_chance_explorer_says_what_a_slider_decided(lab, lesson, axe):
+    """By keyboard, a slider of the chance-pruning explorer changes what the note's rule and Star1
+    decide; the widget's one live region says it (found in review: the table changed silently,
+    and the picture's summary, the only thing said before, stayed the same)."""
+    view = open_explorer(lab, lesson, "chance_pruning_explorer")
+    assert view.locator("[aria-live]").count() == 1, "one live region per widget"
+    live = view.locator(".course-live-line[role=status][aria-live=polite]")
+    assert "the note's rule skips c2 under a2 (take a2); Star1 searches c2" in live.inner_text()
+    slider = view.get_by_role("slider", name="U(a2, c1)")
+    slider.focus()
+    before = live.inner_text()
+    for _ in range(40):                                  # 0 -> -1 by 0.025: to -0.875 and below
+        lab.page.keyboard.press("ArrowLeft")
+    lab.page.wait_for_function("([el, before]) => el.textContent !== before",
+                               arg=[live.element_handle(), before], timeout=10_000)
+    lab.page.wait_for_function("el => el.textContent.includes('(take a1)')",
+                               arg=live.element_handle(), timeout=10_000)
+    line = live.inner_text()
+    assert "Star1 skips c2 under a2" in line, line
+    assert any("(take a1)" in text for text in _status_texts(lab.page))
+    violations = axe.run_axe(lab.page, include=[".jp-OutputArea-output"])
+    assert not violations, axe.describe_violations(violations)
+    assert lab.error_report() == []
