@@ -12,7 +12,7 @@ SUBMISSIONS ?= submitted
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: help lab test test-fast test-explore install install-test release student-bundle autograde feedback grades \
-        collect-zip grading-summary example-class due-date remove-student benchmark experiments vendor-viz lite clean test-hub approve-config docs
+        collect-zip grading-summary example-class due-date extension remove-student benchmark experiments vendor-viz lite clean test-hub approve-config docs
 
 help:
 	@echo "Students:     make lab          start JupyterLab on the lessons"
@@ -35,6 +35,8 @@ help:
 	@echo "              make feedback     write feedback HTML for every graded submission"
 	@echo "              make grades       export grades.csv (FORMAT=canvas|moodle: the LMS's import file)"
 	@echo "              make due-date ASSIGNMENT=a1_minimax DUE='2026-12-04 17:00 UTC'   set a due date"
+	@echo "              make extension STUDENT=id ASSIGNMENT=a1_minimax HOURS=48   (or UNTIL='…', REMOVE=1;"
+	@echo "                                without STUDENT: list them) a student's own due date"
 	@echo "              make remove-student STUDENT=id   list (YES=1: remove) a student who left"
 	@echo "              make grading-summary   scores and every question: grading-summary/summary.html"
 	@echo "Research:     make experiments  reproduce the papers' experiments (small sizes)"
@@ -117,6 +119,13 @@ grades: $(VENV)/.installed
 due-date: $(VENV)/.installed
 	@test -n "$(ASSIGNMENT)" -a -n "$(DUE)" || { echo "usage: make due-date ASSIGNMENT=a1_minimax DUE='2026-12-04 17:00 UTC'"; exit 2; }
 	$(PY) -m course.grading due-date "$(ASSIGNMENT)" "$(DUE)"
+
+# One student's own due date (no code runs again: the totals are recomputed); without STUDENT,
+# the list of extensions.
+extension: $(VENV)/.installed
+	$(PY) -m course.grading extension $(if $(STUDENT),"$(STUDENT)") $(if $(ASSIGNMENT),"$(ASSIGNMENT)") \
+	  $(if $(UNTIL),--until "$(UNTIL)") $(if $(HOURS),--hours "$(HOURS)") $(if $(REMOVE),--remove) \
+	  $(if $(STUDENT),,--list)
 
 remove-student: $(VENV)/.installed
 	@test -n "$(STUDENT)" || { echo "usage: make remove-student STUDENT=id [YES=1]"; exit 2; }

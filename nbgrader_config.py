@@ -78,9 +78,15 @@ c.Autograde.autograde_preprocessors = [
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
-    "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
+# No AssignLatePenalties step: the late penalty is not frozen when a submission is graded but
+# computed whenever grades and feedback are written, from the score as it stands (hand grades
+# included), the student's own due date (extensions) and the rule below (course/grading/term/):
+# c.AssignLatePenalties.plugin_class = "course.grading.term.PercentPerDay"
+# c.PercentPerDay.percent_per_day = 10
+# c.TermPolicy.late_penalty_base = "all"          # or "autograded": hand-graded points never reduced
+# c.TermPolicy.resubmission = "latest"            # or "latest-before-due", "best"
 
 # Feedback never shows the hidden tests (their source, seeds or cases); failures of hidden
 # tests are reported without their cases by the grader (course/grading/autograde/sandboxed.py).

@@ -17,6 +17,8 @@ command                                            what it does
 ``feedback-zip A --lms L --from-zip Z``            the feedback pages of A for the LMS's upload
 ``due-date A WHEN`` / ``due-date A --clear``        set or clear an assignment's due date (UTC unless
                                                    WHEN names a zone); the late penalty applies from it
+``extension S A --until WHEN`` / ``--hours N``      give student S their own due date for assignment A
+``extension S A --remove`` / ``extension --list``   (no code runs again: totals are recomputed)
 ``example-class DIR``                              a throw-away class of four students to grade first
 ``remove-student ID [--yes]``                      a student who left: folders, gradebook entry,
                                                    report entries and roster line (without
@@ -60,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("prepare", help="create the exchange folder and complete the gradebook "
                                    "(make lab runs it before JupyterLab starts)")
 
-    p = sub.add_parser("release", help="regenerate exercises/ from solutions/")
+    p = sub.add_parser("release", help="regenerate exercises/ from solutions/, after checking that the "
+                                      "model solution passes every test and the stub none")
     p.add_argument("--assignment", default=None)
 
     p = sub.add_parser("student-bundle", help="write the students' copy of the course (a zip "
@@ -135,6 +138,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("when", nargs="?", default=None,
                    help="e.g. '2026-12-04 17:00 Europe/Berlin' or '2026-12-04 16:00 UTC'")
     p.add_argument("--clear", action="store_true", help="remove the due date")
+
+    p = sub.add_parser("extension", help="give a student an extension (their own due date), remove "
+                                         "it, or list every extension; no code runs again")
+    p.add_argument("student", nargs="?", default=None)
+    p.add_argument("assignment", nargs="?", default=None)
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--until", default=None,
+                       help="their due date, e.g. '2026-12-04 17:00 Europe/Berlin' (UTC without a zone)")
+    group.add_argument("--hours", type=float, default=None,
+                       help="hours after the assignment's due date (moves with it)")
+    group.add_argument("--remove", action="store_true", help="remove their extension")
+    group.add_argument("--list", action="store_true", help="list the extensions (of ASSIGNMENT, if given)")
 
     p = sub.add_parser("example-class", help="write a throw-away course with four students' "
                                              "submissions of a1_minimax, to try the term's commands on")
@@ -214,7 +229,7 @@ def _main(argv: Sequence[str] | None) -> int:
                     print("For the instructor only (students: nothing to do, JupyterLab starts "
                           f"as usual): {str(exc).splitlines()[0]}")
         elif args.command == "release":
-            paths = release(args.root, assignment=args.assignment, log=lambda line: print(f"updated {line}"))
+            paths = release(args.root, assignment=args.assignment, log=print)
             for path in paths:
                 print(f"released {path}")
         elif args.command == "student-bundle":
@@ -338,8 +353,11 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"{args.assignment}: due {due.isoformat(sep=' ', timespec='minutes')} UTC" if due
                   else f"{args.assignment}: no due date")
             if due:
-                print("submissions after it are late: run autograde again to apply the late penalty "
-                      "(nbgrader_config.py: AssignLatePenalties.plugin_class; see the instructor guide)")
+                print("submissions after it are late: grades.csv and feedback apply the late penalty "
+                      "of nbgrader_config.py (AssignLatePenalties.plugin_class; see the instructor "
+                      "guide) when they are written; no code runs again")
+        elif args.command == "extension":
+            return _extension(args)
         elif args.command == "example-class":
             from .example_class import EXAMPLE_STUDENTS, example_class
 
@@ -370,6 +388,57 @@ def _main(argv: Sequence[str] | None) -> int:
     finally:
         held.close()
     return status
+
+
+def _extension(args: argparse.Namespace) -> int:
+    from .term import extensions, grant_extension, remove_extension, settle_course
+    from .term.dates import utc_text
+    from .course_dir import course_layout, gradebook
+
+    if args.list or (args.student is None and args.until is None and args.hours is None and not args.remove):
+        layout = course_layout(args.root)
+        found = extensions(args.root)
+        for name in (args.student, args.assignment):     # filters: a student, an assignment
+            if name is not None:
+                found = [e for e in found if name in (e.student, e.assignment)]
+        with gradebook(layout) as gb:
+            dues = {a.name: a.duedate for a in gb.assignments}
+        for ext in found:
+            note = "" if ext.source == "course" else "  (nbgrader's own, given with Gradebook.grant_extension)"
+            print(f"{ext.student:<20} {ext.assignment:<16} {ext.describe():<28} due "
+                  f"{utc_text(ext.due(dues.get(ext.assignment))) or '(the assignment has no due date)'}{note}")
+        if not found:
+            print("no extensions")
+        return 0
+    if args.student is None or args.assignment is None:
+        print("python -m course.grading extension: give STUDENT ASSIGNMENT and --until, --hours or "
+              "--remove (or --list)", file=sys.stderr)
+        return 2
+    if args.remove:
+        gone = remove_extension(args.root, args.student, args.assignment)
+        print(f"{args.student} {args.assignment}: extension {gone.describe()} removed" if gone
+              else f"{args.student} {args.assignment}: had no extension")
+    elif args.until is None and args.hours is None:
+        print("python -m course.grading extension: give --until WHEN, --hours N or --remove",
+              file=sys.stderr)
+        return 2
+    else:
+        ext = grant_extension(args.root, args.student, args.assignment, until=args.until, hours=args.hours)
+        layout = course_layout(args.root)
+        with gradebook(layout) as gb:
+            due = gb.find_assignment(args.assignment).duedate
+        print(f"{args.student} {args.assignment}: extension {ext.describe()}: due "
+              + (f"{utc_text(ext.due(due))} (the assignment's due date is {utc_text(due)})" if due else
+                 "- the assignment has no due date yet, so nobody is late"))
+    done = settle_course(args.root, assignments=[args.assignment])
+    mine = done.get((args.student, args.assignment))
+    if mine is not None and mine.graded:
+        g = mine.grade
+        print(f"{args.student} {args.assignment}: {g.score:g} / {g.max_score:g} now "
+              f"({g.seconds_late / 3600:.1f} h late, penalty {g.penalty:g}); no code ran again")
+    elif mine is not None and mine.status in ("out of date", "not graded"):
+        print(f"{args.student} {args.assignment}: {mine.status} ({mine.reason})")
+    return 0
 
 
 def _approve_config(root: str, *, show_only: bool) -> int:

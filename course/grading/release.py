@@ -129,8 +129,14 @@ def sync_points_line(notebook_path: str | os.PathLike) -> str | None:
 
 
 def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
-            release_directory: str | os.PathLike | None = None, log: Any = None) -> list[Path]:
+            release_directory: str | os.PathLike | None = None, log: Any = None,
+            check: bool | None = None) -> list[Path]:
     """Regenerate the student version of the assignments (``nbgrader generate_assignment --force``).
+
+    Before an assignment is released, its source is checked
+    (:func:`~course.grading.release_check.check_source`): the model solution must pass every
+    visible and hidden test, graded as submissions are, and the released stub must fail
+    every test; otherwise nothing of it is released and the error names the tests.
 
     Parameters
     ----------
@@ -143,8 +149,12 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
         the committed release is up to date).
     log : callable, optional
         Receives a line for every "Points:" line of ``solutions/`` brought in line with
-        its cells' points (:func:`sync_points_line`), and for every rules text brought in
-        line with the assignment's ``STRICT_RULE`` (:func:`course.grading.rules.sync_rule_text`).
+        its cells' points (:func:`sync_points_line`), for every rules text brought in
+        line with the assignment's ``STRICT_RULE`` (:func:`course.grading.rules.sync_rule_text`),
+        and one per assignment checked.
+    check : bool, optional
+        Check the source first (default: when releasing to ``exercises/``, not to
+        ``release_directory``).
 
     Returns
     -------
@@ -153,11 +163,18 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
 
     Raises
     ------
+    SourceCheckFailed
+        If the model solution fails a test or the stub passes one (the assignment is not
+        released; those before it are).
     WorkflowError
         If nbgrader refuses (for example: cells were added to or removed from
         an assignment that already has submissions in the gradebook).
     """
+    from .release_check import SourceCheckFailed, check_source
+
     layout = course_layout(root)
+    if check is None:
+        check = release_directory is None
     overrides = {}
     target = layout.release
     if release_directory is not None:
@@ -170,7 +187,16 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
             for sync in (sync_points_line, sync_rule_text):
                 changed = sync(source)
                 if changed and log is not None:
-                    log(changed)
+                    log(f"updated {changed}")
+        if check:
+            found = check_source(layout, name)
+            if not found.ok:
+                raise SourceCheckFailed(f"{name} not released: " + "; ".join(found.problems)
+                                        + f" (fix solutions/{name}, then release again)")
+            if log is not None:
+                how = "unchanged since it was checked" if found.cached else \
+                    "in the sandbox" if found.sandboxed else "without the sandbox (bubblewrap cannot start here)"
+                log(f"{name}: the model solution passes all {found.tests} tests, the stub none ({how})")
         result = api.generate_assignment(name, force=True, create=True)
         if not result.get("success"):
             raise WorkflowError(f"nbgrader could not generate {name}: {nbgrader_error(result)}")

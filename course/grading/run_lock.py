@@ -12,11 +12,13 @@ holder's process id, command and start time, for the message another command giv
 ================================================  =========================================
 command                                           lock
 ================================================  =========================================
-``autograde``, ``feedback``, ``remove-student``   exclusive (changes grades or their files)
+``autograde``, ``feedback``, ``remove-student``,  exclusive (changes grades or their files;
+``grades``                                        ``grades`` brings them up to date by the
+                                                  term's rules first: course.grading.term.settle)
 ``due-date``, ``extension``, ``release``,         exclusive (changes an input of the grades)
 ``collect-zip``, ``approve-config``
-``grades``, ``summary``, ``remove-student``       shared (reads grades: several at once, but not
-without ``--yes``, ``approve-config --show``      while one of the above changes them)
+``summary``, ``remove-student`` without           shared (reads grades: several at once, but not
+``--yes``, ``approve-config --show``              while one of the above changes them)
 ================================================  =========================================
 
 A command that finds the lock taken stops at once, with status 2, naming the
@@ -55,7 +57,7 @@ LOCKS = {
     "autograde": "exclusive", "feedback": "exclusive", "remove-student": "exclusive",
     "due-date": "exclusive", "extension": "exclusive", "release": "exclusive",
     "collect-zip": "exclusive", "approve-config": "exclusive",
-    "grades": "shared", "summary": "shared",
+    "grades": "exclusive", "summary": "shared",
 }
 
 

@@ -42,7 +42,7 @@ from ..run_lock import course_lock
 from ..safe_text import console_log, console_text
 from .queue import run_jobs
 
-__all__ = ["autograde", "refused_submissions", "grading_key", "ungraded", "GRADED"]
+__all__ = ["autograde", "refused_submissions", "ungraded", "GRADED"]
 
 
 def _stage(layout: CourseLayout, student: str, assignment: str, staging: Path) -> GradeRecord:
@@ -95,44 +95,6 @@ def _fingerprint(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def _course_code() -> str:
-    """SHA-256 of the course package's code (what grades: checks, cases, sandbox)."""
-    import hashlib
-
-    import course
-
-    digest = hashlib.sha256()
-    package = Path(course.__file__).resolve().parent
-    for path in sorted(package.rglob("*.py")):
-        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
-def grading_key(layout: CourseLayout, assignment: str, submission_sha: str, settings: dict,
-                code: str, due: str = "") -> str:
-    """What a grade depends on, as one SHA-256: a re-run skips a submission whose key is unchanged.
-
-    The key covers the submitted files (``submission_sha``), the assignment's release
-    notebooks, the course's ``nbgrader_config.py`` (the approved file), the course's code
-    (``code``: checks, cases, sandbox), the run's settings (time limits, sandbox or not) and
-    the assignment's due date (``due``: a new one changes late penalties).
-    The grading secret is not part of it (it changes no honest grade).
-    """
-    import hashlib
-    import json
-
-    digest = hashlib.sha256()
-    digest.update(submission_sha.encode() + b"\0" + code.encode() + b"\0")
-    digest.update(json.dumps(settings, sort_keys=True).encode() + b"\0" + due.encode() + b"\0")
-    config = layout.root / "nbgrader_config.py"
-    digest.update(config.read_bytes() if config.is_file() else b"")
-    release = layout.release / assignment
-    for path in sorted(release.rglob("*")) if release.is_dir() else []:
-        if path.is_file() and ".ipynb_checkpoints" not in path.parts:
-            digest.update(str(path.relative_to(release)).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
 @contextlib.contextmanager
 def _sigterm_as_interrupt():
     """SIGTERM (and SIGHUP) stop grading as Ctrl-C does: workers, sandboxes and folders go."""
@@ -158,7 +120,7 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
               assignment: str | None = None, student: str | None = None,
               cell_timeout: int | None = None, submission_timeout: float | None = None,
               log: Any = None, jobs: int | None = None, regrade: bool = False,
-              unsafe_no_sandbox: bool = False) -> list[GradeRecord]:
+              unsafe_no_sandbox: bool = False, _term: Any = None) -> list[GradeRecord]:
     """Autograde every submission: repaired, its code run in a sandbox, its tests in the grader.
 
     Parameters
@@ -180,8 +142,8 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     jobs : int, optional
         Submissions graded in parallel (default: the number of cores).
     regrade : bool
-        Grade every submission again, even those whose files, release, configuration and
-        course code are unchanged since they were graded (:func:`grading_key`).
+        Grade every submission (every version) again, even those whose inputs are unchanged
+        since they were graded (:mod:`course.grading.term.inputs`).
     unsafe_no_sandbox : bool
         Grade without the bubblewrap sandbox, where it cannot start.  The
         students' code then runs with your rights: only for code you trust.
@@ -190,7 +152,13 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     -------
     list of GradeRecord
         Also merged into the grading report: one per submission, graded (or kept unchanged)
-        or with the reason it has no grade.
+        or with the reason it has no grade; scores after the term's rules (late penalty,
+        chosen version, hand grades: :mod:`course.grading.term`).
+
+    What is graded is decided by :class:`course.grading.term.run.TermRun`: every version a
+    student handed in is kept and graded once; a submission whose inputs (files, tests,
+    points, secret, code, configuration, limits) are those of a result graded before is kept
+    or restored without running code.
 
     Raises
     ------
@@ -220,13 +188,13 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         return _autograde(root, submissions, assignment=assignment, student=student,
                           cell_timeout=cell_timeout, submission_timeout=submission_timeout,
                           log=console_log(log), jobs=jobs, regrade=regrade,
-                          unsafe_no_sandbox=unsafe_no_sandbox)
+                          unsafe_no_sandbox=unsafe_no_sandbox, term=_term)
 
 
 def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *,
                assignment: str | None, student: str | None, cell_timeout: int | None,
                submission_timeout: float | None, log: Any, jobs: int | None, regrade: bool,
-               unsafe_no_sandbox: bool) -> list[GradeRecord]:
+               unsafe_no_sandbox: bool, term: Any = None) -> list[GradeRecord]:
     from ...sandbox import SandboxUnavailable, check_sandbox
     from ..course_dir import course_config
     from .approval import check_config_approved, check_policy_approved
@@ -255,27 +223,30 @@ def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *
     if not layout.submitted.is_dir():
         raise WorkflowError(f"no submissions folder {layout.submitted}")
     names = pick_assignments(layout, assignment)
+    timeout = cell_timeout or layout.cell_timeout
+    settings = {"cell_timeout": timeout, "submission_timeout": submission_timeout,
+                "sandboxed": not unsafe_no_sandbox}
+    from ..term.run import TermRun
+
+    term = term or TermRun(layout, assignment=assignment, student=student, regrade=regrade,
+                           limits=settings, log=log)
+    term.start()                   # versions kept; what this pass grades put in submitted/
     todo = []
     # every folder name is a student id (the pattern, the roster), never a link (issue 19)
     valid, refused = refused_submissions(layout, names)
     for path, why in refused:
-        if log is not None:
+        if log is not None and term.passes == 1:
             log(f"REFUSED {describe_name(str(path), 200)}: {console_text(why)}")
     for who, name in valid:
-        if student is None or who == student:
+        if (student is None or who == student) and term.wanted(who, name):
             todo.append((who, name))
+    if not todo and term.passes > 1:
+        return term.finish([], lambda again: [])
     if not todo:
         raise WorkflowError(f"nothing to grade in {layout.submitted} (expected <student>/<assignment>/ folders)")
     ensure_in_gradebook(layout, sorted({a for _, a in todo}))
-    timeout = cell_timeout or layout.cell_timeout
     report = read_report(layout)
     records: list[GradeRecord] = []
-    settings = {"cell_timeout": timeout, "submission_timeout": submission_timeout,
-                "sandboxed": not unsafe_no_sandbox}
-    code = _course_code()
-    from ..term import due_dates
-
-    due = due_dates(layout)
 
     def save(record: GradeRecord) -> None:
         """Write the record to the report (its entry only); a failure is said in the record."""
@@ -313,19 +284,22 @@ def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *
     assignments = sorted({a for _, a in todo})
     copies = start_copy_audit(layout, assignments)
     try:
-        _grade(layout, todo, report, records, settings, code, due, regrade, timeout,
+        _grade(layout, todo, report, records, term, timeout,
                submission_timeout, jobs, unsafe_no_sandbox, done, begin, log)
     except BaseException:
         copies.stop()
         raise
     report_copies(layout, assignments, log, copies())
-    return records
+    # more versions to grade: another pass; then every grade settled by the term's rules
+    return term.finish(records, lambda again: autograde(
+        root, submissions, assignment=assignment, student=student, cell_timeout=cell_timeout,
+        submission_timeout=submission_timeout, log=log, jobs=jobs, regrade=regrade,
+        unsafe_no_sandbox=unsafe_no_sandbox, _term=again))
 
 
 def _grade(layout: CourseLayout, todo: list[tuple[str, str]], report: dict, records: list,
-           settings: dict, code: str, due: dict, regrade: bool, timeout: int,
-           submission_timeout: float, jobs: int | None, unsafe_no_sandbox: bool, done: Any,
-           begin: Any, log: Any) -> None:
+           term: Any, timeout: int, submission_timeout: float, jobs: int | None,
+           unsafe_no_sandbox: bool, done: Any, begin: Any, log: Any) -> None:
     """Stage every submission of ``todo`` (or keep it, unchanged), then grade the staged ones."""
     with _sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
         # the workers' sandboxes make their folders in here too: gone with it, even after a kill
@@ -337,19 +311,12 @@ def _grade(layout: CourseLayout, todo: list[tuple[str, str]], report: dict, reco
         for who, what in todo:
             try:
                 record = _stage(layout, who, what, Path(tmp) / "submissions")
-                record.grading_key = grading_key(layout, what, record.submission_sha, settings, code,
-                                                 due.get(what, ""))
-                before = report.get(f"{who}/{what}", {})
-                if (not regrade and before.get("grading_key") == record.grading_key
-                        and before.get("status") in GRADED
-                        and (layout.autograded / who / what).is_dir()):
-                    kept = GradeRecord(**{k: v for k, v in before.items()
-                                          if k in GradeRecord.__dataclass_fields__})
-                    fill_scores(layout, kept)          # hand grades given since count
+                # graded before under the same inputs: kept (or restored), no code runs
+                kept, note = term.reuse(who, what, record, report.get(f"{who}/{what}", {}))
+                if kept is not None:
                     records.append(kept)
                     if log is not None:
-                        log(f"{console_text(describe_record(kept))}  "
-                            f"[unchanged since {console_text(kept.graded_at)}: kept]")
+                        log(f"{console_text(describe_record(kept))}  [{console_text(note)}]")
                     try:
                         update_report(layout, {f"{who}/{what}": asdict(kept)})
                     except OSError:

@@ -100,7 +100,10 @@ the import says why (:class:`ZipDatesUnknown`).
 
 **Nothing is overwritten silently.**  When a student's notebook is already in
 ``<submissions>`` with other contents, the newer one is kept (the zip's date
-against the folder's ``timestamp.txt``) and the import says which.
+against the folder's ``timestamp.txt``) and the import says which.  Into the
+course's own ``submitted/``, nothing is lost either: the submission replaced, the
+one imported and an older file of the zip are each kept as a version
+(:mod:`course.grading.term.versions`), for the resubmission policy to choose from.
 """
 
 from __future__ import annotations
@@ -468,6 +471,43 @@ def _timestamp(folder: Path) -> _dt.datetime | None:
     return None
 
 
+def _keep_before(root: Path, student: str, assignment: str, folder: Path,
+                 done: set[tuple[str, str]]) -> None:
+    """Keep the submission already in ``folder`` as a version, once, before the zip changes it."""
+    from ..term.versions import keep_version
+
+    if (student, assignment) in done:
+        return
+    if any(p.is_file() for p in folder.iterdir()):
+        keep_version(root, student, assignment, folder)
+    done.add((student, assignment))
+
+
+def _keep_versions(root: Path, destination: Path, written: set[tuple[str, str]],
+                   earlier: list[tuple[str, str, str, bytes, _dt.datetime]], say: Any) -> None:
+    """Keep what the zip wrote, and each of its files older than the submission already there
+    (that submission with this file, at the file's date), as versions."""
+    import shutil
+
+    from ..term.versions import keep_version
+
+    for student, assignment_id in sorted(written):
+        try:
+            keep_version(root, student, assignment_id, destination / student / assignment_id)
+        except Exception as exc:  # noqa: BLE001 - kept at the next autograde, or named there
+            say(f"{student}/{assignment_id}: not kept as a version yet ({exc})")
+    for student, assignment_id, filename, body, when in earlier:
+        with tempfile.TemporaryDirectory(prefix="course-zip-version-") as tmp:
+            copy = Path(tmp) / "version"
+            shutil.copytree(destination / student / assignment_id, copy, symlinks=True)
+            (copy / filename).write_bytes(body)
+            (copy / "timestamp.txt").write_text(when.strftime("%Y-%m-%d %H:%M:%S") + "\n", encoding="utf-8")
+            try:
+                keep_version(root, student, assignment_id, copy)
+            except Exception as exc:  # noqa: BLE001 - one version must never stop the import
+                say(f"{student}/{assignment_id}/{filename}: the zip's older file not kept ({exc})")
+
+
 def _safe_folder(destination: Path, student: str, assignment: str) -> Path:
     """``destination/student/assignment``, created; refuses links on the way."""
     destination.mkdir(parents=True, exist_ok=True)
@@ -554,6 +594,9 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
         renamed_as[entry.replace("\\", "/")] = stem
     say = console_log(log) if log is not None else (lambda line: None)   # entry names are the students'
     result = ZipImport(roster=roster.path if roster is not None else None)
+    # into the course's own submitted/: every version is kept (course/grading/term/versions.py)
+    managed = destination.resolve() == layout.submitted.resolve()
+    kept_before: set[tuple[str, str]] = set()
     latest = _dt.datetime.now() + FUTURE_SLACK
 
     with zipfile.ZipFile(zip_path) as archive:
@@ -723,10 +766,11 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
                 result.notes.append(f"{len(undated)} file{'s' if len(undated) != 1 else ''} filed without a "
                                     "submission time (--timezone none)")
 
-        # 4. write them
+        # 4. write them; the submissions they replace, and older ones, are kept as versions
         stamps: dict[tuple[str, str], _dt.datetime] = {}
         undated_folders: set[tuple[str, str]] = set()
         total = 0
+        earlier: list[tuple[str, str, str, bytes, _dt.datetime]] = []
         for (student, assignment_id, notebook), (info, name, kind) in sorted(chosen.items()):
             try:
                 body = _read_limited(archive, info)
@@ -747,23 +791,45 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
             if target.is_symlink():
                 result.refused.append((name, f"{target} is a symbolic link"))
                 continue
+            if managed:
+                try:
+                    _keep_before(layout.root, student, assignment_id, folder, kept_before)
+                except Exception as exc:  # noqa: BLE001 - UnsafeSubmission, OSError
+                    result.refused.append((name, f"the submission already in {folder} could not be kept "
+                                                 f"as a version ({exc}), so it is not replaced"))
+                    continue
             changed = not target.exists() or target.read_bytes() != body
+            if managed and target.exists() and not changed and when is not None:
+                before = _timestamp(folder)
+                if before is not None and when < before:
+                    # the same notebook handed in earlier too: an earlier version (its time counts
+                    # for the late penalty under latest-before-due)
+                    earlier.append((student, assignment_id, filename, body, when))
+                    result.notes.append(f"{describe_name(name, 120)}: the same notebook as in {folder}, "
+                                        "handed in earlier (kept as an earlier version)")
+                    continue
             if target.exists() and changed:
                 before = _timestamp(folder) or _dt.datetime.fromtimestamp(
                     target.stat().st_mtime, _dt.timezone.utc).replace(tzinfo=None)
+                kept = " (kept as an earlier version)" if managed else ""
                 if when is None:
                     say(f"{student}/{assignment_id}/{filename}: replaced the submission already collected "
                         f"({before:%Y-%m-%d %H:%M:%S} UTC) by the zip's {name} (the zip has no submission "
-                        "times: its file is taken as the latest)")
+                        "times: its file is taken as the latest)"
+                        + (" (that one is kept as a version)" if managed else ""))
                 elif before > when:
                     say(f"{student}/{assignment_id}/{filename}: kept the newer submission already in "
-                        f"{destination} ({before:%Y-%m-%d %H:%M:%S}); the zip's {name} ({when}) is older")
+                        f"{destination} ({before:%Y-%m-%d %H:%M:%S}); the zip's {name} ({when}) is "
+                        f"older{kept}")
                     result.notes.append(f"{describe_name(name, 120)}: older than the submission "
-                                        f"already in {folder}")
+                                        f"already in {folder}{kept}")
+                    if managed:
+                        earlier.append((student, assignment_id, filename, body, when))
                     continue
                 else:
                     say(f"{student}/{assignment_id}/{filename}: replaced the submission already collected "
-                        f"({before:%Y-%m-%d %H:%M:%S}) by the zip's newer {name} ({when})")
+                        f"({before:%Y-%m-%d %H:%M:%S}) by the zip's newer {name} ({when})"
+                        + (" (that one is kept as a version)" if managed else ""))
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".import-", suffix=".tmp")
             with os.fdopen(fd, "wb") as handle:
                 handle.write(body)
@@ -784,6 +850,8 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
         before = _timestamp(folder)
         when = max(when, before) if before else when
         (folder / "timestamp.txt").write_text(when.strftime("%Y-%m-%d %H:%M:%S") + "\n", encoding="utf-8")
+    if managed:
+        _keep_versions(layout.root, destination, set(stamps) | undated_folders, earlier, say)
     if roster is not None:
         seen = {(s, a) for s, a, _, _ in result.collected}
         if assignment is not None:

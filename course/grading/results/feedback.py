@@ -54,6 +54,11 @@ def _feedback(root: str | os.PathLike, assignment: str | None, log: Any) -> list
     check_config_approved(root)          # feedback's preprocessors hide the hidden tests (issue 19)
     layout = course_layout(root)
     check_policy_approved(course_config(layout.root), layout.root)
+    from ..term.settle import TermBook
+
+    # the term's rules now (chosen version, hand grades, late penalty on the student's due date):
+    # the pages show what grades.csv shows; a submission whose result is out of date gets none
+    settled = TermBook(layout, log=log).settle_all(assignments=pick_assignments(layout, assignment))
     api = nbgrader_api(layout)
     report = read_report(layout)
     written: list[Path] = []
@@ -68,6 +73,10 @@ def _feedback(root: str | os.PathLike, assignment: str | None, log: Any) -> list
                 log(f"no feedback for {why}")
         for who in students:
             entry = report.get(f"{who}/{name}")
+            done = settled.get((who, name))
+            if done is not None and done.status in ("out of date", "not graded"):
+                entry = dict(entry or {"assignment": name, "student": who}, status=done.status,
+                             reason=done.reason)
             out = layout.feedback / who / name
             stale = set(out.glob("*.html")) if out.is_dir() else set()
             graded = (entry is None or entry.get("status") in GRADED) \

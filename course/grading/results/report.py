@@ -60,7 +60,7 @@ class GradeRecord:
     late_penalty: float = 0.0
     """Points taken for lateness (already out of ``score``; see :mod:`course.grading.term`)."""
     grading_key: str = ""
-    """What the grade depends on (:func:`course.grading.autograde.grading_key`): a re-run skips
+    """What the grade depends on (:attr:`course.grading.term.inputs.GradingInputs.key`): a re-run skips
     the submission while it is unchanged."""
 
 

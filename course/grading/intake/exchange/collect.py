@@ -18,13 +18,15 @@ changes what is trusted:
 * **the time is the collector's**: the latest *change time* (ctime, which no
   user can set) of the entry and its files, read while copying; it picks the
   newest entry of each student and is written to ``timestamp.txt`` (nbgrader's
-  late penalty reads it); the student's own ``timestamp.txt`` is ignored;
+  late penalty is computed from it); the student's own ``timestamp.txt`` is ignored;
 * the copy refuses links and hard links, leaves out (and names) FIFOs,
   sockets and devices wherever they sit, without opening them, and files of
   other accounts, caps sizes (:mod:`.files`), goes to a temporary folder and
   replaces the previous copy only when complete; a refused entry falls back to
   that student's next newest one; an entry that is itself a special file is
-  refused, named with its kind.
+  refused, named with its kind;
+* **nothing is lost**: the copy it replaces, and the new one, are kept as versions
+  (:mod:`course.grading.term.versions`), for the resubmission policy to choose from.
 
 Every refusal is logged with the entry's name and the reason (names and reasons
 with their control characters shown, never obeyed: :mod:`course.grading.safe_text`),
@@ -43,6 +45,7 @@ import tempfile
 from nbgrader.exchange.default.collect import ExchangeCollect as _NbgraderCollect
 from nbgrader.utils import check_mode
 
+from ...term.versions import keep_version
 from ..roster import course_roster
 from ..student_ids import describe_name, is_student_id
 from ...safe_text import console_text
@@ -211,10 +214,22 @@ class ExchangeCollect(_NbgraderCollect):
         with open(os.path.join(target, "timestamp.txt"), "w", encoding="utf-8") as handle:
             handle.write(when.strftime("%Y-%m-%d %H:%M:%S.%f %Z"))
         if os.path.isdir(dest):
-            self.log.info("Updating submission: %s %s", student, assignment)
+            # the submission collected before stays, as a version (course/grading/term/versions.py)
+            try:
+                keep_version(self.coursedir.root, student, assignment, dest)
+            except Exception as exc:  # noqa: BLE001 - UnsafeSubmission, OSError
+                shutil.rmtree(tmp, ignore_errors=True)
+                self.refused.append((record["filename"], f"the submission collected before ({dest}) "
+                                                         f"could not be kept as a version: {exc}"))
+                return False
+            self.log.info("Updating submission: %s %s (the one before is kept in versions/)", student, assignment)
             shutil.rmtree(dest)
         else:
             self.log.info("Collecting submission: %s %s", student, assignment)
         os.replace(target, dest)
         shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            keep_version(self.coursedir.root, student, assignment, dest)
+        except Exception as exc:  # noqa: BLE001 - kept at the next autograde, or named there
+            self.log.warning("%s %s: not kept as a version yet (%s)", student, assignment, exc)
         return True

@@ -1,12 +1,9 @@
-"""A term's settings and changes: due dates, the late penalty, which assignments are out, leavers.
+"""A term's students: which assignments are out, and a student who leaves.
 
-* :func:`set_due_date` -- an assignment's due date, in the gradebook (nbgrader's own field,
-  which its ``AssignLatePenalties`` step compares with each submission's ``timestamp.txt``);
-* :class:`PercentPerDay` -- a late penalty: a percentage of the score per day (or part of a
-  day) late, after a grace period, never more than the score; chosen in ``nbgrader_config.py``;
 * :func:`released_assignments` -- the assignments students have been given so far;
-* :func:`remove_student` -- a student who left: their rows, folders, report entries and roster
-  line go, so that grades and feedback no longer list them.
+* :func:`remove_student` -- a student who left: their rows, folders, versions, kept results,
+  hand grades, extensions, report entries and roster line go, so that grades and feedback
+  no longer list them.
 
 Reads and writes only the instructor's files; runs no student code.
 """
@@ -14,109 +11,18 @@ Reads and writes only the instructor's files; runs no student code.
 from __future__ import annotations
 
 import csv
-import datetime as _dt
 import io
-import math
 import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nbgrader.plugins import LateSubmissionPlugin
-from traitlets import Float
+from ..course_dir import CourseLayout, WorkflowError, course_layout, exchange_root, gradebook
+from ..intake.student_ids import is_student_id
+from .dates import due_dates
 
-from .course_dir import CourseLayout, WorkflowError, course_layout, exchange_root, gradebook
-from .intake.student_ids import is_student_id
-
-__all__ = ["set_due_date", "due_dates", "PercentPerDay", "released_assignments", "remove_student",
-           "Removal"]
-
-
-# --------------------------------------------------------------------------- due dates
-
-
-def _parse_when(text: str) -> _dt.datetime:
-    """A due date as nbgrader stores it: naive UTC."""
-    from nbgrader.utils import parse_utc
-
-    try:
-        return parse_utc(text)
-    except (ValueError, OverflowError, TypeError) as error:
-        raise WorkflowError(f"not a date and time: {text!r} (write e.g. '2026-12-04 17:00 Europe/Berlin' "
-                            f"or '2026-12-04 16:00 UTC')") from error
-
-
-def set_due_date(root: str | os.PathLike, assignment: str, when: str | None) -> _dt.datetime | None:
-    """Set (or with ``when=None`` clear) an assignment's due date.
-
-    Parameters
-    ----------
-    root : path
-        The course directory.
-    assignment : str
-        One of ``solutions/``'s assignments.
-    when : str or None
-        A date and time with its time zone (``"2026-12-04 17:00 Europe/Berlin"``,
-        ``"2026-12-04T16:00:00Z"``); without one, UTC is assumed.
-
-    Returns
-    -------
-    datetime or None
-        The due date stored (UTC).
-
-    Raises
-    ------
-    WorkflowError
-        If the assignment is unknown or the date cannot be read.
-    """
-    layout = course_layout(root)
-    if assignment not in layout.assignments():
-        raise WorkflowError(f"no assignment {assignment!r} in {layout.source} "
-                            f"(there are: {', '.join(layout.assignments())})")
-    due = _parse_when(when) if when is not None else None
-    with gradebook(layout) as gb:
-        gb.update_or_create_assignment(assignment, duedate=due)
-    return due
-
-
-def due_dates(layout: CourseLayout) -> dict[str, str]:
-    """``{assignment: due date (ISO, UTC)}`` for the assignments that have one."""
-    with gradebook(layout) as gb:
-        return {a.name: a.duedate.isoformat() for a in gb.assignments if a.duedate is not None}
-
-
-class PercentPerDay(LateSubmissionPlugin):
-    """A late penalty: ``percent_per_day`` of the score for each day or part of a day late.
-
-    Chosen in ``nbgrader_config.py`` (then ``make approve-config``)::
-
-        c.AssignLatePenalties.plugin_class = "course.grading.term.PercentPerDay"
-        c.PercentPerDay.percent_per_day = 10      # 10 % of the score per day late
-        c.PercentPerDay.grace_minutes = 15        # up to 15 minutes late: no penalty
-        c.PercentPerDay.max_percent = 50          # never more than half the score
-
-    Examples
-    --------
-    >>> plugin = PercentPerDay(percent_per_day=10, grace_minutes=15, max_percent=50)
-    >>> plugin.late_submission_penalty("ada", 8.0, 10 * 60)        # in the grace period
-    0.0
-    >>> plugin.late_submission_penalty("ada", 8.0, 3600)           # one (started) day late
-    0.8
-    >>> plugin.late_submission_penalty("ada", 8.0, 30 * 86400)     # capped at 50 %
-    4.0
-    """
-
-    percent_per_day = Float(10.0, help="Percent of the score taken per day (or part of a day) late.").tag(config=True)
-    grace_minutes = Float(0.0, help="Minutes late without a penalty.").tag(config=True)
-    max_percent = Float(100.0, help="The most percent of the score taken.").tag(config=True)
-
-    def late_submission_penalty(self, student_id: str, score: float, total_seconds_late: float) -> float:
-        if total_seconds_late <= self.grace_minutes * 60:
-            return 0.0
-        days = math.ceil(total_seconds_late / 86400)
-        percent = min(self.max_percent, self.percent_per_day * days)
-        return round(score * percent / 100, 6)
+__all__ = ["released_assignments", "remove_student", "Removal"]
 
 
 # --------------------------------------------------------------------------- which assignments are out
@@ -160,6 +66,8 @@ class Removal:
     gradebook: bool = False
     report_entries: list[str] = field(default_factory=list)
     roster_line: bool = False
+    kept: list[str] = field(default_factory=list)
+    """What the term kept for them and removed (extensions, results, hand grades)."""
     exchange: list[Path] = field(default_factory=list)
     """Their submissions in the exchange's inbound folder (not removed: the files are theirs;
     without a roster line, collect refuses them)."""
@@ -169,6 +77,7 @@ class Removal:
         if self.gradebook:
             said.append("their gradebook entry (submissions, grades, comments)")
         said += [f"report entry {e}" for e in self.report_entries]
+        said += self.kept
         if self.roster_line:
             said.append("their line of roster.csv")
         return said
@@ -198,8 +107,9 @@ def remove_student(root: str | os.PathLike, student: str, *, dry_run: bool = Fal
                    log: Any = None) -> Removal:
     """Remove a student who left the course: grades and feedback no longer list them.
 
-    Removes their folders in ``submitted/``, ``autograded/`` and ``feedback/``,
-    their gradebook entry (with their submissions and grades), their entries of
+    Removes their folders in ``submitted/``, ``versions/`` (every version they handed in),
+    ``autograded/`` and ``feedback/``, their gradebook entry (with their submissions, grades
+    and extensions), the results and hand grades the term keeps for them, their entries of
     the grading report, and their line of ``roster.csv``.  Their files in the
     exchange's inbound folder are theirs and are left (listed): without a
     roster line, ``collect`` refuses them; without a roster, remove them by
@@ -227,13 +137,16 @@ def remove_student(root: str | os.PathLike, student: str, *, dry_run: bool = Fal
     """
     from nbgrader.api import MissingEntry
 
-    from .results.report import read_report, write_report
+    from ..results.report import read_report, write_report
+    from .extensions import remove_student_extensions
+    from .results import forget_student
+    from .versions import VERSIONS_DIR
 
     if not is_student_id(student):
         raise WorkflowError(f"not a student id: {student!r}")
     layout = course_layout(root)
     removal = Removal(student)
-    for folder in (layout.submitted, layout.autograded, layout.feedback):
+    for folder in (layout.submitted, layout.root / VERSIONS_DIR, layout.autograded, layout.feedback):
         path = folder / student
         if path.is_dir() or path.is_symlink():
             removal.folders.append(path)
@@ -266,9 +179,12 @@ def remove_student(root: str | os.PathLike, student: str, *, dry_run: bool = Fal
             path.unlink()
         else:
             shutil.rmtree(path)
-    if removal.gradebook:
-        with gradebook(layout) as gb:
+    with gradebook(layout) as gb:
+        if remove_student_extensions(gb, student):
+            removal.kept.append("their extensions")
+        if removal.gradebook:
             gb.remove_student(student)
+    removal.kept += forget_student(layout, student)
     if removal.report_entries:
         for key in removal.report_entries:
             report.pop(key, None)
