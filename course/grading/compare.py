@@ -255,6 +255,16 @@ def _student_traceback(exc: BaseException) -> str:
     return "\n".join(line for line in text.split("\n") if line.strip(" ^~"))
 
 
+def _runs_in_sandbox(fn: Callable) -> bool:
+    """Whether ``fn`` is a student's function run in a sandbox (:class:`course.sandbox.RemoteFunction`).
+
+    Only the grader makes those (the sandbox's module is then loaded); in a student's own
+    kernel (Validate) the function is the student's, and runs here.
+    """
+    session = sys.modules.get("course.sandbox.session")
+    return session is not None and isinstance(fn, session.RemoteFunction)
+
+
 def run_student(task: Task, fn: Callable, case: Case, *,
                 time_limit: float | None = DEFAULT_TIME_LIMIT) -> StudentRun:
     """Call the student's ``fn`` on an instrumented copy of ``case``'s game.
@@ -302,6 +312,12 @@ def run_student(task: Task, fn: Callable, case: Case, *,
                 seen.append(getattr(code, "co_qualname", code.co_name))
         return None
 
+    # A function that runs in a sandbox (course.sandbox) executes none of the student's code
+    # here: only the grader's own code runs, answering its requests, and the reference searches
+    # do not exist in the sandbox.  The hook would watch nothing there but cost a trace call per
+    # function call of the grader's (half the grader's CPU on a submission), so it is left out,
+    # unless it must keep the clock (no SIGALRM).
+    hook = watch if budget[0] is not None or not _runs_in_sandbox(fn) else None
     sink = _BoundedText(OUTPUT_LIMIT)
     old_limit = sys.getrecursionlimit()
     old_trace = sys.gettrace()
@@ -313,13 +329,15 @@ def run_student(task: Task, fn: Callable, case: Case, *,
             warnings.simplefilter("ignore")
             sys.setrecursionlimit(min(old_limit, RECURSION_CAP))
             budget[2] = time.perf_counter() + (budget[0] or 0.0)
-            sys.settrace(watch)
+            if hook is not None:
+                sys.settrace(hook)
             try:
                 with _time_limit(time_limit):
                     run.returned = fn(*args)
             finally:
-                watching[0] = sys.gettrace() is watch
-                sys.settrace(old_trace)
+                if hook is not None:
+                    watching[0] = sys.gettrace() is hook
+                    sys.settrace(old_trace)
                 sys.setrecursionlimit(old_limit)
     except KeyboardInterrupt:
         raise

@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import atexit
 import builtins
 import collections
 import json
@@ -40,6 +41,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, is_dataclass
+from pathlib import Path
 from typing import Any
 
 from .bwrap import INSIDE, Limits, limit_resources, sandbox_command, sandbox_tmp
@@ -197,20 +199,18 @@ class StudentSession:
         self.tmp = tempfile.mkdtemp(prefix="course-sandbox-", dir=sandbox_tmp())
         os.chmod(self.tmp, 0o755)
         self.workdir = os.path.join(self.tmp, "work")
-        program = os.path.join(self.tmp, "program")
         os.mkdir(self.workdir)
         os.chmod(self.workdir, 0o777)          # the sandbox's unprivileged uid writes here
-        os.mkdir(program)
-        shutil.copy(INSIDE, os.path.join(program, "inside.py"))
-        _student_course(os.path.join(program, "course"))
-        for folder, _, files in os.walk(program):
-            os.chmod(folder, 0o755)
-            for name in files:
-                os.chmod(os.path.join(folder, name), 0o644)
         if self.sandbox:
-            command = sandbox_command(self.workdir, program=program, limits=self.limits)
+            from .bwrap import _sandbox_python
+
+            program = program_folder(_sandbox_python()[0])
+            # this session's folder is named on the command line (``ps`` shows whose it is)
+            command = sandbox_command(self.workdir, program=program, limits=self.limits,
+                                      args=("-c", BOOT, "/grader", self.tmp))
         else:
-            command = [sys.executable, "-I", "-S", str(INSIDE)]
+            program = program_folder(sys.executable)
+            command = [sys.executable, "-I", "-S", "-c", BOOT, program, self.tmp]
         from .bwrap import SANDBOX_ENV, student_packages
 
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **SANDBOX_ENV,
@@ -557,9 +557,13 @@ class StudentSession:
         self._send(request)
         try:
             return self._serve(call_id)
-        except BaseException:
-            if self._isolated or not self._wants_isolation or self.proc is None \
-                    or self.proc.poll() is not None:
+        except BaseException as exc:
+            # The student's function raised and the sandbox answered so: the process waits for
+            # the next request, as after a return, and is kept (a new sandbox would run every
+            # cell again for the next call, and a release's stubs raise in every test).
+            answered = isinstance(exc, StudentCodeError) and exc.__dict__.get("answer_of") == call_id
+            if not answered and (self._isolated or not self._wants_isolation or self.proc is None
+                                 or self.proc.poll() is not None):
                 self.close()               # stopped mid-call: its state is unknown
             # else only the test's copy of the process ended: the cells' state is intact
             raise
@@ -581,8 +585,10 @@ class StudentSession:
                 return decode(message.get("value"), self._resolve)
             elif op == "error":
                 self._print(message.get("stdout"))
-                raise _student_error(message.get("type", "Exception"), message.get("message", ""),
-                                     message.get("traceback", ""))
+                error = _student_error(message.get("type", "Exception"), message.get("message", ""),
+                                       message.get("traceback", ""))
+                error.answer_of = call_id          # the call ended with the sandbox's answer
+                raise error
             else:
                 raise SessionError(f"the sandbox sent an unknown request {str(op)[:40]!r}")
 
@@ -753,14 +759,69 @@ def __getattr__(name):
 
 def _student_course(target: str) -> None:
     """Write the student-facing part of the course package into ``target``."""
-    from pathlib import Path
-
-    source = Path(__file__).resolve().parent.parent
     os.mkdir(target)
     for name in STUDENT_MODULES:
-        shutil.copy(source / f"{name}.py", os.path.join(target, f"{name}.py"))
+        shutil.copy(_COURSE / f"{name}.py", os.path.join(target, f"{name}.py"))
     with open(os.path.join(target, "__init__.py"), "w", encoding="utf-8") as f:
         f.write(_STUDENT_INIT)
+
+
+_COURSE = Path(__file__).resolve().parent.parent
+
+#: How the sandbox's Python runs :mod:`.inside`: imported as a module from the program folder
+#: (its first argument), so that the bytecode compiled with the folder is used (a script given
+#: to ``python`` is compiled at every start).  Further arguments are ignored.
+BOOT = "import sys; sys.path.insert(0, sys.argv[1]); import inside; inside.main()"
+
+_PROGRAMS: dict[tuple, str] = {}
+_PROGRAMS_LOCK = threading.Lock()
+
+
+def program_folder(python: str) -> str:
+    """The sandbox's program, ready to be bound read-only at ``/grader``: :mod:`.inside` and the
+    student-facing part of the course (:data:`STUDENT_MODULES`), with their bytecode.
+
+    Made once per process (and again if the sources or ``$TMPDIR`` change) in
+    :func:`~.bwrap.sandbox_tmp`, readable by the sandbox's user and writable by no one else;
+    removed when the process ends.  The bytecode is compiled by ``python``, the interpreter
+    the sandbox runs, so it is the version that interpreter reads; without it (the compiler
+    failed) every start compiles the sources again, as it would anyway.
+    """
+    sources = [INSIDE] + [_COURSE / f"{name}.py" for name in STUDENT_MODULES]
+    key = (python, sandbox_tmp(), tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size)
+                                        for p in sources))
+    with _PROGRAMS_LOCK:
+        folder = _PROGRAMS.get(key)
+        if folder is not None and os.path.isfile(os.path.join(folder, "inside.py")):
+            return folder
+        base = tempfile.mkdtemp(prefix="course-sandbox-program-", dir=key[1])
+        os.chmod(base, 0o755)
+        folder = os.path.join(base, "grader")
+        os.mkdir(folder)
+        shutil.copy(INSIDE, os.path.join(folder, "inside.py"))
+        _student_course(os.path.join(folder, "course"))
+        try:
+            subprocess.run([python, "-I", "-S", "-c",
+                            "import compileall, sys; compileall.compile_dir(sys.argv[1], quiet=2)",
+                            folder], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=60, env={"LANG": "C.UTF-8"})
+        except (OSError, subprocess.SubprocessError):
+            pass                           # then the sandbox compiles the sources itself
+        for where, _, files in os.walk(base):
+            os.chmod(where, 0o755)
+            for name in files:
+                os.chmod(os.path.join(where, name), 0o644)
+        for old in [k for k in _PROGRAMS if k[:2] == key[:2]]:
+            shutil.rmtree(os.path.dirname(_PROGRAMS.pop(old)), ignore_errors=True)
+        _PROGRAMS[key] = folder
+        return folder
+
+
+@atexit.register
+def _remove_programs() -> None:
+    for folder in _PROGRAMS.values():
+        shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
+    _PROGRAMS.clear()
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
