@@ -22,11 +22,17 @@ Messages from the grader, and the answers::
         -> {"op": "forked"} from a child process, which serves the next messages until
            {"op": "exit"}; then {"op": "joined", "status": s} from this process (one test's
            student-side state never reaches the next test)
-    {"op": "call", "name": "minimax_value", "args": [...], "timeout": s}
+    {"op": "call", "name": "minimax_value", "args": [...], "timeout": s, "forget": true}
         -> any number of {"op": "game"/"callback", ...} requests, each answered by the
            grader with {"op": "reply", "value": ...} or {"op": "raise", "type", "message"}
         -> {"op": "return", "value": ..., "stdout": ...}
            or {"op": "error", "type": ..., "message": ..., "traceback": ..., "stdout": ...}
+        ("forget": the handles of earlier calls are dropped first)
+
+A reply may carry the children of a state and nodes below them (sent ahead); what the
+student's code uses of those is answered here and reported, in order, before the next
+message: {"op": "notes", "notes": [[game handle, "moves" or "utility", [state]], ...]}
+(the grader records each as if the call had been made).
 
 Inside, ``course`` is a small stand-in module: ``course.Player`` works as in
 the course (``game.turn(state) is Player.MAX``), and any other name of the
@@ -50,6 +56,7 @@ from fractions import Fraction
 OUTPUT_LIMIT = 20_000
 RECURSION_LIMIT = 5_000
 MESSAGE_LIMIT = 8 * 1024 * 1024
+NOTES_PER_LINE = 1_000
 
 
 # ---------------------------------------------------------------------------
@@ -65,7 +72,10 @@ class Player(enum.Enum):
 
 def encode(value, handle=None):
     """``value`` as JSON-ready data; objects that are not plain data go through ``handle``."""
-    if value is None or isinstance(value, (bool, str)):
+    kind = type(value)
+    if kind is int or kind is str or kind is float or kind is bool or value is None:
+        return value                               # the common case first
+    if isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
         return int(value)
@@ -185,13 +195,17 @@ class _Channel:
         self.reader, self.writer = reader, writer
         self.pending = []
 
-    def note(self, message):
-        """Queue a one-way message; it goes out, in order, before the next message sent."""
-        self.pending.append(json.dumps(message, allow_nan=True) + "\n")
+    def note(self, h, method, args):
+        """Queue a note (what was used of what the grader sent ahead: ``game.method(*args)``);
+        the notes go out, in order and together, before the next message sent."""
+        self.pending.append([h, method, args])
 
     def send(self, message):
-        self.pending.append(json.dumps(message, allow_nan=True) + "\n")
-        self.writer.write("".join(self.pending))
+        lines = [json.dumps({"op": "notes", "notes": self.pending[i:i + NOTES_PER_LINE]},
+                            allow_nan=True) + "\n"
+                 for i in range(0, len(self.pending), NOTES_PER_LINE)]
+        lines.append(json.dumps(message, allow_nan=True) + "\n")
+        self.writer.write("".join(lines))
         self.pending = []
         self.writer.flush()
 
@@ -308,8 +322,7 @@ class Runner:
     def first_use(self, known):
         """Report the first use of a node sent ahead (the grader records its expansion then)."""
         if known.game is not None:
-            self.channel.note({"op": "note", "h": known.game, "method": "moves",
-                               "args": [encode(known.state, self.handle_of)]})
+            self.channel.note(known.game, "moves", [encode(known.state, self.handle_of)])
             known.game = None
 
     # -- operations ----------------------------------------------------------
@@ -378,6 +391,9 @@ class Runner:
             elif op == "names":
                 self.names()
             elif op == "call":
+                if message.get("forget"):          # the previous call's handles are gone
+                    self.proxies.clear()
+                    self.children.clear()
                 self.call(message)
             elif op == "forget":
                 self.proxies.clear()
@@ -568,8 +584,7 @@ def _make_game(runner, h, vmin, vmax):
         # a terminal state's utility came with it: answer, and report the call (recorded there)
         info = getattr(type(state), "_grading_info_", None)
         if info is not None and info.get("game") == h and "utility" in info:
-            runner.channel.note({"op": "note", "h": h, "method": "utility",
-                                 "args": [encode(state, runner.handle_of)]})
+            runner.channel.note(h, "utility", [encode(state, runner.handle_of)])
             return decode(info["utility"])
         return runner.request("game", h, "utility", (state,))
 

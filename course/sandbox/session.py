@@ -44,6 +44,8 @@ from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import CourseError
+from ..game import Game, Player
 from .bwrap import INSIDE, Limits, limit_resources, sandbox_command, sandbox_tmp
 from .inside import decode, encode
 
@@ -281,12 +283,12 @@ class StudentSession:
         end = self._limit(timeout)
         fd = self.proc.stdin.fileno()
         while data:
-            wait = end - time.monotonic()
-            if wait <= 0 or not select.select([], [fd], [], wait)[1]:
-                raise SessionError(self._silent())
             try:
                 sent = os.write(fd, data)
-            except BlockingIOError:
+            except BlockingIOError:          # the pipe is full: wait until it takes more
+                wait = end - time.monotonic()
+                if wait <= 0 or not select.select([], [fd], [], wait)[1]:
+                    raise SessionError(self._silent()) from None
                 continue
             except (BrokenPipeError, OSError):
                 raise SessionError(self._death()) from None
@@ -329,12 +331,12 @@ class StudentSession:
                 return line
             if len(self._buffer) > cap:
                 raise _capped(self, f"your code sent more than {_size(cap)} to the grader at once")
-            wait = end - time.monotonic()
-            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
-                raise SessionError(self._silent())
             try:
                 chunk = os.read(fd, 1 << 16)
-            except BlockingIOError:
+            except BlockingIOError:          # nothing yet: wait for it
+                wait = end - time.monotonic()
+                if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+                    raise SessionError(self._silent()) from None
                 continue
             except OSError:
                 chunk = b""
@@ -351,7 +353,7 @@ class StudentSession:
             raise SessionError("the sandbox is not running")
         line = self._readline(timeout)
         try:
-            message = json.loads(line)
+            message = json.loads(line.decode("utf-8"))
         except ValueError:
             raise SessionError("the sandbox sent something that is not a message") from None
         if not isinstance(message, dict):
@@ -359,7 +361,9 @@ class StudentSession:
         if message.get("op") == "joined":          # the test's process ended under us
             self._isolated = False
             raise SessionError(_ended(message.get("status")))
-        if _nodes(message, self.limits.message_nodes) > self.limits.message_nodes:
+        # a line of n characters holds at most n values: only a long one needs counting
+        if len(line) > self.limits.message_nodes and \
+                _nodes(message, self.limits.message_nodes) > self.limits.message_nodes:
             raise _capped(self, f"your code sent a value of more than "
                                 f"{self.limits.message_nodes} parts to the grader at once")
         return message
@@ -388,8 +392,6 @@ class StudentSession:
         h = self._handles.get(key)
         if h is not None:
             return {"$h": h}
-        from ..game import Game
-
         h = len(self._objects)
         self._objects.append(obj)
         self._handles[key] = h
@@ -423,8 +425,6 @@ class StudentSession:
         Neither call is recorded by the instrumented game, so the sandbox may answer them
         itself: this halves the round trips of a search.
         """
-        from ..errors import CourseError
-
         game = self._game
         if game is None:
             return None
@@ -440,10 +440,8 @@ class StudentSession:
         except Exception:  # noqa: BLE001
             return None
         if terminal:
-            from ..grading.instrument import unrecorded_utility
-
             try:
-                info["utility"] = encode(unrecorded_utility(game, obj), _no_handle)
+                info["utility"] = encode(_instrument().unrecorded_utility(game, obj), _no_handle)
             except Exception:  # noqa: BLE001 - then the sandbox asks, as for any state
                 pass
         return info
@@ -452,8 +450,6 @@ class StudentSession:
         if "$o" in data:                   # something the student returned that cannot cross
             return _Unsendable(str(data.get("$o")), str(data.get("repr", ""))[:200])
         if "$p" in data:
-            from ..game import Player
-
             return Player(data["$p"])
         h = data.get("$h")
         if not isinstance(h, int) or not 0 <= h < len(self._objects):
@@ -542,14 +538,12 @@ class StudentSession:
         if self._wants_isolation and not self._isolated:
             self._fork()                   # this test's own copy of the process
         self._objects, self._handles = [], {}
-        from ..game import Game
-
         self._game = args[0] if args and isinstance(args[0], Game) else None
         self._expanded, self._resulted, self._infos = set(), set(), {}
-        self._send({"op": "forget"})
         self._calls += 1
         call_id = f"{self._calls}-{os.urandom(6).hex()}"
-        request = {"op": "call", "id": call_id, "name": name,
+        # "forget": the handles of the previous call mean nothing in this one
+        request = {"op": "call", "id": call_id, "name": name, "forget": True,
                    "args": [encode(a, self._handle) for a in args]}
         if count:
             request["count"] = True
@@ -576,7 +570,9 @@ class StudentSession:
             op = message.get("op")
             if op in ("return", "error") and message.get("id") != call_id:
                 continue                   # not the answer to this call (stale or forged)
-            if op in ("game", "callback", "note"):
+            if op == "notes":
+                self._notes(message.get("notes"))
+            elif op in ("game", "callback", "note"):
                 self._answer(message)
             elif op == "return":
                 self._print(message.get("stdout"))
@@ -639,10 +635,17 @@ class StudentSession:
                     raise exc from None
                 return                     # "joined": the state of the cells is back
 
-    def _answer(self, message: dict) -> None:
-        from ..errors import CourseError
-        from ..game import Game
+    def _notes(self, notes: Any) -> None:
+        """Record what the sandbox reports it used of what was sent ahead: ``[[handle, method,
+        args], ...]``, each as a ``note`` (:meth:`_answer`), in order."""
+        if not isinstance(notes, list):
+            raise SessionError("the sandbox sent something that is not a message")
+        for note in notes:
+            if not isinstance(note, list) or len(note) != 3:
+                raise SessionError("the sandbox sent something that is not a message")
+            self._answer({"op": "note", "h": note[0], "method": note[1], "args": note[2]})
 
+    def _answer(self, message: dict) -> None:
         try:
             target = self._resolve({"$h": message.get("h")})
             args = [decode(a, self._resolve) for a in message.get("args") or []]
@@ -674,11 +677,10 @@ class StudentSession:
             raise
         except (CourseError, ValueError, TypeError, KeyError, IndexError, AttributeError,
                 NotImplementedError, ArithmeticError) as exc:
-            from ..grading.instrument import GameUsageError
-
             if message.get("op") == "note":
                 return
-            kind = "GameUsageError" if isinstance(exc, GameUsageError) else type(exc).__name__
+            kind = "GameUsageError" if isinstance(exc, _instrument().GameUsageError) \
+                else type(exc).__name__
             reply = {"op": "raise", "type": kind, "message": str(exc)}
         self._send(reply)
 
@@ -707,8 +709,7 @@ class StudentSession:
         use of each parent as a ``moves`` note, which records its expansion in its place.  A
         parent's handle is always sent before its entry.
         """
-        from ..grading.instrument import unrecorded_children
-
+        unrecorded_children = _instrument().unrecorded_children
         entries: list = []
         queue = collections.deque(children)
         sent = 0
@@ -822,6 +823,19 @@ def _remove_programs() -> None:
     for folder in _PROGRAMS.values():
         shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
     _PROGRAMS.clear()
+
+
+_INSTRUMENT: Any = None
+
+
+def _instrument() -> Any:
+    """:mod:`course.grading.instrument` (imported on first use: the grader's side of the course)."""
+    global _INSTRUMENT
+    if _INSTRUMENT is None:
+        import importlib
+
+        _INSTRUMENT = importlib.import_module("..grading.instrument", __package__)
+    return _INSTRUMENT
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from ..course_dir import FileLock, load_course_config
 
-__all__ = ["main"]
+__all__ = ["main", "lighter_nbgrader"]
 
 LOG_LIMIT = 20_000
 
@@ -37,6 +37,103 @@ LOG_LIMIT = 20_000
 def _emit(payload: dict) -> None:
     sys.stdout.write("\n" + json.dumps(payload) + "\n")
     sys.stdout.flush()
+
+
+def lighter_nbgrader() -> None:
+    """Take out of nbgrader's work on each submission what it repeats identically every time.
+
+    Called once in a grading worker's process; nothing nbgrader decides or writes changes:
+
+    * **the gradebook's set-up**: nbgrader opens the gradebook about ten times per
+      submission, each time making a new database engine, listing the tables and checking
+      that every one exists (about 4 ms of CPU each).  Here a database's engine is made once
+      per process and its tables checked at its first opening; each opening still gets its
+      own session, and each closing still closes the engine's connections.
+    * **the metadata check** (``CheckCellMetadata``, twice per notebook): for every cell,
+      nbgrader reads its three JSON schema files and ``jsonschema.validate`` checks the schema
+      itself before the cell.  Here each schema file is read and checked once; every cell is
+      validated against it as before, with the same error.
+
+    If nbgrader's internals are not the ones this knows (another version), nothing is changed.
+    """
+    try:
+        import jsonschema
+        from jsonschema.exceptions import best_match
+        from nbgrader import api
+        from nbgrader.nbgraderformat import common
+    except ImportError:
+        return
+    if getattr(api, "_course_lighter", False) or not all(
+            hasattr(mod, name) for mod, name in ((api, "create_engine"), (api, "inspect"),
+                                                 (api, "Base"), (common, "jsonschema"),
+                                                 (common, "BaseMetadataValidator"))):
+        return
+    engines: dict = {}
+    ready: set = set()
+    real_create_engine, real_inspect = api.create_engine, api.inspect
+    metadata = api.Base.metadata
+    real_create_all = metadata.create_all
+
+    def create_engine(url, *args, **kwargs):
+        key = (str(url), args, tuple(sorted(kwargs.items())))
+        if key not in engines:
+            engines[key] = real_create_engine(url, *args, **kwargs)
+        return engines[key]
+
+    class _Present:
+        @staticmethod
+        def get_table_names():
+            return list(metadata.tables)       # its tables were made at its first opening
+
+    def inspect(subject, *args, **kwargs):
+        if args or kwargs or subject not in ready:
+            return real_inspect(subject, *args, **kwargs)
+        return _Present()
+
+    def create_all(bind=None, *args, **kwargs):
+        if bind is not None and bind in ready and not args and not kwargs:
+            return None
+        done = real_create_all(bind, *args, **kwargs)
+        if bind is not None and bind in engines.values():
+            ready.add(bind)
+        return done
+
+    schemas: dict = {}
+    validators: dict = {}
+    real_init = common.BaseMetadataValidator.__init__
+
+    def validator_init(self, *args, **kwargs):
+        version = getattr(self, "schema_version", None)
+        if args or kwargs or version not in schemas:
+            real_init(self, *args, **kwargs)
+            if not args and not kwargs:
+                schemas[version] = self.schema
+        else:
+            self.schema = schemas[version]     # the same object: its validator is cached below
+
+    class _Validate:
+        """``jsonschema`` as nbgrader's validator calls it, with the schema checked once."""
+
+        def __getattr__(self, name):
+            return getattr(jsonschema, name)
+
+        @staticmethod
+        def validate(instance, schema, *args, **kwargs):
+            if args or kwargs or not any(schema is s for s in schemas.values()):
+                return jsonschema.validate(instance, schema, *args, **kwargs)
+            validator = validators.get(id(schema))
+            if validator is None:
+                cls = jsonschema.validators.validator_for(schema)
+                cls.check_schema(schema)
+                validator = validators[id(schema)] = cls(schema)
+            error = best_match(validator.iter_errors(instance))
+            if error is not None:
+                raise error
+
+    api.create_engine, api.inspect, metadata.create_all = create_engine, inspect, create_all
+    common.BaseMetadataValidator.__init__ = validator_init
+    common.jsonschema = _Validate()
+    api._course_lighter = True
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -85,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.lock:
         sandboxed.GRADEBOOK_LOCK = FileLock(args.lock)
     lock = sandboxed.GRADEBOOK_LOCK
+    lighter_nbgrader()
 
     status = 0
     for job in args.job:
