@@ -46,7 +46,8 @@ from typing import Any
 
 from ..errors import CourseError
 from ..game import Game, Player
-from .bwrap import INSIDE, Limits, limit_resources, sandbox_command, sandbox_tmp
+from .bwrap import (INSIDE, SANDBOX_ENV, Limits, _sandbox_python, limit_resources, sandbox_command,
+                    sandbox_reach, sandbox_tmp, student_packages)
 from .inside import decode, encode
 
 __all__ = ["StudentSession", "RemoteFunction", "StudentCodeError", "CellResult", "SessionError",
@@ -203,26 +204,24 @@ class StudentSession:
         self.workdir = os.path.join(self.tmp, "work")
         os.mkdir(self.workdir)
         os.chmod(self.workdir, 0o777)          # the sandbox's unprivileged uid writes here
-        if self.sandbox:
-            from .bwrap import _sandbox_python
-
-            program = program_folder(_sandbox_python()[0])
-            # this session's folder is named on the command line (``ps`` shows whose it is)
-            command = sandbox_command(self.workdir, program=program, limits=self.limits,
-                                      args=("-c", BOOT, "/grader", self.tmp))
-        else:
-            program = program_folder(sys.executable)
-            command = [sys.executable, "-I", "-S", "-c", BOOT, program, self.tmp]
-        from .bwrap import SANDBOX_ENV, student_packages
-
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **SANDBOX_ENV,
-               "COURSE_STUDENT_PATH": os.pathsep.join(student_packages())}
+        reach: dict[str, str] = {}
         try:
+            if self.sandbox:
+                program = program_folder(_sandbox_python()[0])
+                reach = sandbox_reach(self.tmp)     # folders nobody cannot reach: a private view
+                # this session's folder is named on the command line (``ps`` shows whose it is)
+                command = sandbox_command(self.workdir, program=program, limits=self.limits,
+                                          args=("-c", BOOT, "/grader", self.tmp), reach=reach)
+            else:
+                program = program_folder(sys.executable)
+                command = [sys.executable, "-I", "-S", "-c", BOOT, program, self.tmp]
+            env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **SANDBOX_ENV,
+                   "COURSE_STUDENT_PATH": os.pathsep.join(student_packages())}
             self.proc = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                cwd=self.workdir, preexec_fn=limit_resources(self.limits, drop_root=self.sandbox),
-                env=env, start_new_session=True)
-        except OSError as exc:
+                cwd=self.workdir, env=env, start_new_session=True,
+                preexec_fn=limit_resources(self.limits, drop_root=self.sandbox, reach=reach))
+        except (OSError, subprocess.SubprocessError) as exc:
             raise SessionError(f"the sandbox could not start: {exc}") from None
         self._buffer = bytearray()
         self._isolated = False
