@@ -284,7 +284,9 @@ def run_student(task: Task, fn: Callable, case: Case, *,
     StudentRun
         Never raises for anything ``fn`` does, except ``KeyboardInterrupt``.
     """
-    game, recording = instrument(case.game, state=case.state, evaluate=case.evaluate)
+    elsewhere = _runs_in_sandbox(fn)
+    game, recording = instrument(case.game, state=case.state, evaluate=case.evaluate,
+                                 callers=not elsewhere)
     args: list[Any] = [game, game.initial_state()]
     if task.takes_depth:
         args.append(case.depth)
@@ -317,7 +319,7 @@ def run_student(task: Task, fn: Callable, case: Case, *,
     # do not exist in the sandbox.  The hook would watch nothing there but cost a trace call per
     # function call of the grader's (half the grader's CPU on a submission), so it is left out,
     # unless it must keep the clock (no SIGALRM).
-    hook = watch if budget[0] is not None or not _runs_in_sandbox(fn) else None
+    hook = watch if budget[0] is not None or not elsewhere else None
     sink = _BoundedText(OUTPUT_LIMIT)
     old_limit = sys.getrecursionlimit()
     old_trace = sys.gettrace()
@@ -393,7 +395,7 @@ def reference_result(task: Task, case: Case) -> SearchResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = search(case.game, case.state, **options)
-    if len(_REFERENCE_MEMO) >= _REFERENCE_MEMO_SIZE:     # traces are large: keep a few hundred
+    if len(_REFERENCE_MEMO) >= _REFERENCE_MEMO_SIZE:     # traces are large: keep a few thousand
         _REFERENCE_MEMO.clear()
     _REFERENCE_MEMO[(task.reference, task.order, id(case))] = (case, result)
     return result
@@ -402,7 +404,9 @@ def reference_result(task: Task, case: Case) -> SearchResult:
 # The reference result of a case object already checked (the grader checks the same cases for
 # every student: the case builders are memoised there, see course.grading.autograde.sandboxed).
 _REFERENCE_MEMO: dict[tuple[str, str, int], tuple[Case, SearchResult]] = {}
-_REFERENCE_MEMO_SIZE = 400
+_REFERENCE_MEMO_SIZE = 2000
+"""Enough for every case of the five assignments, visible and hidden (about 630; 400 made a
+grading worker search most of them again for each submission), at about 15 MB per 1,000."""
 
 
 # ---------------------------------------------------------------------------

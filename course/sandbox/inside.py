@@ -70,11 +70,21 @@ class Player(enum.Enum):
     CHANCE = "chance"
 
 
+#: Types found to be no plain data: their values go through ``handle`` at once (a memo).
+_HANDLED = {}
+
+
 def encode(value, handle=None):
     """``value`` as JSON-ready data; objects that are not plain data go through ``handle``."""
     kind = type(value)
     if kind is int or kind is str or kind is float or kind is bool or value is None:
-        return value                               # the common case first
+        return value                               # the common cases first
+    if kind is tuple:
+        return {"$t": [encode(v, handle) for v in value]}
+    if kind is list:
+        return [encode(v, handle) for v in value]
+    if handle is not None and kind in _HANDLED:
+        return handle(value)
     if isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -102,6 +112,10 @@ def encode(value, handle=None):
             if type(plain).__module__ != "numpy":
                 return encode(plain, handle)
     if handle is not None:
+        if kind is not range and kind.__module__ != "numpy":      # decided by the type alone
+            if len(_HANDLED) > 1000:
+                _HANDLED.clear()
+            _HANDLED[kind] = True
         return handle(value)
     raise TypeError(f"cannot send a {type(value).__name__}")
 
@@ -546,6 +560,8 @@ def _make_game(runner, h, vmin, vmax):
                 return info["terminal"]
             if "turn_error" in info:
                 raise GameUsageError(info["turn_error"])
+            if "turn" not in info:                 # a terminal state: the grader answers
+                return runner.request("game", h, name, args)
             return Player(info["turn"]["$p"])
         call.__name__ = name
         return call
@@ -616,7 +632,8 @@ def _make_object(runner, h, cls_name, attrs, text, info=None):
         raise AttributeError(f"{cls_name} is read-only")
 
     if not (isinstance(info, dict) and isinstance(info.get("terminal"), bool)
-            and (isinstance(info.get("turn"), dict) or isinstance(info.get("turn_error"), str))):
+            and (isinstance(info.get("turn"), dict) or isinstance(info.get("turn_error"), str)
+                 or info.get("terminal") is True)):
         info = None
     namespace = {"__slots__": (), "_grading_handle_": h, "_grading_info_": info,
                  "__getattr__": getattr_,

@@ -394,20 +394,18 @@ class StudentSession:
         h = len(self._objects)
         self._objects.append(obj)
         self._handles[key] = h
-        if isinstance(obj, Game):
+        kind, names = _kind_of(obj)
+        if kind == "game":
             return {"$h": h, "kind": "game", "vmin": encode(obj.vmin, _no_handle),
                     "vmax": encode(obj.vmax, _no_handle)}
-        if callable(obj) and not isinstance(obj, type):
+        if kind == "fn":
             return {"$h": h, "kind": "fn"}
         data: dict[str, Any] = {"$h": h, "kind": "obj", "cls": type(obj).__name__}
         info = self._state_info(obj)
         if info is not None:
             data["info"] = info
             self._infos[key] = info
-        if is_dataclass(obj):   # plain data (a tic-tac-toe board): its fields and properties
-            names = [f.name for f in fields(obj)] + [
-                name for name, value in vars(type(obj)).items()
-                if isinstance(value, property) and not name.startswith("_")]
+        if names is not None:   # plain data (a tic-tac-toe board): its fields and properties
             attrs = {}
             for name in names:
                 try:
@@ -432,13 +430,14 @@ class StudentSession:
         except Exception:  # noqa: BLE001 - not a state of this game: no shortcut
             return None
         info: dict[str, Any] = {"game": self._handles.get(id(game)), "terminal": terminal}
-        try:
-            info["turn"] = encode(game.turn(obj), _no_handle)
-        except CourseError as exc:
-            info["turn_error"] = str(exc)
-        except Exception:  # noqa: BLE001
-            return None
-        if terminal:
+        if not terminal:       # on a terminal state, turn() is asked of the grader if ever
+            try:
+                info["turn"] = encode(game.turn(obj), _no_handle)
+            except CourseError as exc:
+                info["turn_error"] = str(exc)
+            except Exception:  # noqa: BLE001
+                return None
+        else:
             try:
                 info["utility"] = encode(_instrument().unrecorded_utility(game, obj), _no_handle)
             except Exception:  # noqa: BLE001 - then the sandbox asks, as for any state
@@ -822,6 +821,40 @@ def _remove_programs() -> None:
     for folder in _PROGRAMS.values():
         shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
     _PROGRAMS.clear()
+
+
+_KINDS: dict[type, tuple[str, list[str] | None]] = {}
+
+
+def _dataclass_names(obj: Any) -> list[str]:
+    """The fields and public properties of a dataclass's value (sent as its attributes)."""
+    return [f.name for f in fields(obj)] + [
+        name for name, value in vars(type(obj)).items()
+        if isinstance(value, property) and not name.startswith("_")]
+
+
+def _kind_of(obj: Any) -> tuple[str, list[str] | None]:
+    """How the grader's object ``obj`` crosses: ``("game" | "fn" | "obj", names)``, ``names`` the
+    attributes sent with a dataclass's value (:func:`_dataclass_names`), else None.
+
+    Decided by its class alone (kept for each class: a few hundred at most), except for a
+    class itself, decided each time.
+    """
+    cls = type(obj)
+    if issubclass(cls, type):                      # a class: never a game or a function here
+        return "obj", _dataclass_names(obj) if is_dataclass(obj) else None
+    found = _KINDS.get(cls)
+    if found is None:
+        if Game in cls.__mro__:      # not issubclass(): with one class per instrumented
+            found = ("game", None)   # case, the ABC's check walks thousands of subclasses
+        elif any("__call__" in vars(klass) for klass in cls.__mro__):       # callable(obj)
+            found = ("fn", None)
+        else:
+            found = ("obj", _dataclass_names(obj) if is_dataclass(cls) else None)
+        if len(_KINDS) > 500:
+            _KINDS.clear()
+        _KINDS[cls] = found
+    return found
 
 
 _INSTRUMENT: Any = None
