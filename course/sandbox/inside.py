@@ -49,7 +49,6 @@ import json
 import os
 import signal
 import sys
-import traceback
 import types
 from fractions import Fraction
 
@@ -488,6 +487,8 @@ def plain_python(source):
 
 
 def _describe(exc):
+    import traceback          # here, not at the start: every sandbox starts, few tracebacks
+
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
     lines = traceback.format_list(frames[-8:]) + traceback.format_exception_only(type(exc), exc)
     return {"type": type(exc).__name__, "message": str(exc)[:2000],
