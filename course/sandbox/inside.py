@@ -544,74 +544,97 @@ class _alarm:
         return False
 
 
-def _make_game(runner, h, vmin, vmax):
-    def method(name):
-        def call(self, *args):
-            return runner.request("game", h, name, args)
-        call.__name__ = name
-        return call
+# The stand-ins for the grader's objects.  One class for every game, and one per class name of
+# the grader's states, made once: a class per object (as before) made each call's objects
+# cyclic garbage, and the garbage collector's passes over them cost more than the calls.
+class _Game:
+    """A game of the grader's: each method asks the grader, except where it sent the answer ahead."""
 
-    def local(name):
+    __slots__ = ("_grading_handle_", "_grading_runner_", "vmin", "vmax")
+
+    def __init__(self, runner, h, vmin, vmax):
+        self._grading_runner_, self._grading_handle_ = runner, h
+        self.vmin, self.vmax = vmin, vmax
+
+    def __repr__(self):
+        return "<game>"
+
+    def _ask(self, name, args):
+        return self._grading_runner_.request("game", self._grading_handle_, name, args)
+
+    def _local(self, name, args):
         # is_terminal and turn are not recorded: answered here when the grader sent the answer
-        def call(self, *args):
-            info = getattr(type(args[0]), "_grading_info_", None) if len(args) == 1 else None
-            if info is None or info.get("game") != h:
-                return runner.request("game", h, name, args)
-            if name == "is_terminal":
-                return info["terminal"]
-            if "turn_error" in info:
-                raise GameUsageError(info["turn_error"])
-            if "turn" not in info:                 # a terminal state: the grader answers
-                return runner.request("game", h, name, args)
-            return Player(info["turn"]["$p"])
-        call.__name__ = name
-        return call
+        info = _info_of(args[0]) if len(args) == 1 else None
+        if info is None or info.get("game") != self._grading_handle_:
+            return self._ask(name, args)
+        if name == "is_terminal":
+            return info["terminal"]
+        if "turn_error" in info:
+            raise GameUsageError(info["turn_error"])
+        if "turn" not in info:                     # a terminal state: the grader answers
+            return self._ask(name, args)
+        return Player(info["turn"]["$p"])
 
-    def known(state):
-        entry = runner.children.get(id(state))
+    def is_terminal(self, *args):
+        return self._local("is_terminal", args)
+
+    def turn(self, *args):
+        return self._local("turn", args)
+
+    def initial_state(self, *args):
+        return self._ask("initial_state", args)
+
+    def evaluate(self, *args):
+        return self._ask("evaluate", args)
+
+    def describe_move(self, *args):
+        return self._ask("describe_move", args)
+
+    def _known(self, state):
+        entry = self._grading_runner_.children.get(id(state))
         return entry if entry is not None and entry.state is state else None
 
     def moves(self, state):
         # a node sent ahead: its moves are here (its first use is reported, and recorded there)
-        entry = known(state)
+        entry = self._known(state)
         if entry is None:
-            return runner.request("game", h, "moves", (state,))
-        runner.first_use(entry)
+            return self._ask("moves", (state,))
+        self._grading_runner_.first_use(entry)
         return list(entry.moves)
 
     def chance_outcomes(self, state):
-        entry = known(state)
+        entry = self._known(state)
         if entry is None or entry.probabilities is None:
-            return runner.request("game", h, "chance_outcomes", (state,))
-        runner.first_use(entry)
+            return self._ask("chance_outcomes", (state,))
+        self._grading_runner_.first_use(entry)
         return list(zip(entry.moves, entry.probabilities))
 
     def result(self, state, move):
         # the children came with the moves: the first result() for each move needs no trip
-        entry = known(state)
+        entry = self._known(state)
         if entry is not None:
             for i, m in enumerate(entry.moves):
                 if entry.kids[i] is not None and m == move:     # the grader's test: equality
-                    runner.first_use(entry)
+                    self._grading_runner_.first_use(entry)
                     child, entry.kids[i] = entry.kids[i], None
                     return child
-        return runner.request("game", h, "result", (state, move))
+        return self._ask("result", (state, move))
 
     def utility(self, state):
         # a terminal state's utility came with it: answer, and report the call (recorded there)
-        info = getattr(type(state), "_grading_info_", None)
-        if info is not None and info.get("game") == h and "utility" in info:
-            runner.channel.note(h, "utility", [encode(state, runner.handle_of)])
+        info = _info_of(state)
+        if info is not None and info.get("game") == self._grading_handle_ and "utility" in info:
+            runner = self._grading_runner_
+            runner.channel.note(self._grading_handle_, "utility", [encode(state, runner.handle_of)])
             return decode(info["utility"])
-        return runner.request("game", h, "utility", (state,))
+        return self._ask("utility", (state,))
 
-    namespace = {name: local(name) for name in ("is_terminal", "turn")}
-    namespace.update({name: method(name) for name in ("initial_state", "evaluate", "describe_move")})
-    namespace.update(result=result, utility=utility, moves=moves, chance_outcomes=chance_outcomes)
-    namespace.update(vmin=vmin, vmax=vmax, _grading_handle_=h, __slots__=(),
-                     __repr__=lambda self: "<game>")
-    cls = type("Game", (), namespace)
-    return cls()
+
+_Game.__name__ = _Game.__qualname__ = "Game"
+
+
+def _make_game(runner, h, vmin, vmax):
+    return _Game(runner, h, vmin, vmax)
 
 
 def _make_function(runner, h):
@@ -621,27 +644,64 @@ def _make_function(runner, h):
     return function
 
 
-def _make_object(runner, h, cls_name, attrs, text, info=None):
-    values = {k: decode(v, runner.resolve) for k, v in attrs.items() if isinstance(k, str)}
+class _State:
+    """A state (or other object) of the grader's: read-only attributes, as the grader sent them."""
 
-    def getattr_(self, name):
+    __slots__ = ("_grading_handle_", "_grading_info_", "_grading_values_", "_grading_text_")
+
+    def __getattr__(self, name):
+        values = object.__getattribute__(self, "_grading_values_")
         if name in values:
             return values[name]
-        raise AttributeError(f"{cls_name!r} object has no attribute {name!r}")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def setattr_(self, name, value):
-        raise AttributeError(f"{cls_name} is read-only")
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is read-only")
 
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+    def __str__(self):
+        text = object.__getattribute__(self, "_grading_text_")
+        return text if text is not None else repr(self)
+
+
+#: The stand-in class for each class name of the grader's objects.
+_STATE_CLASSES = {}
+
+
+def _info_of(value):
+    """What the grader sent ahead about a state it handed out (None for anything else)."""
+    if type(value) in _PROXY_TYPES:
+        return object.__getattribute__(value, "_grading_info_")
+    return None
+
+
+_PROXY_TYPES = set()
+
+
+def _make_object(runner, h, cls_name, attrs, text, info=None):
+    values = {k: decode(v, runner.resolve) for k, v in attrs.items() if isinstance(k, str)}
     if not (isinstance(info, dict) and isinstance(info.get("terminal"), bool)
             and (isinstance(info.get("turn"), dict) or isinstance(info.get("turn_error"), str)
                  or info.get("terminal") is True)):
         info = None
-    namespace = {"__slots__": (), "_grading_handle_": h, "_grading_info_": info,
-                 "__getattr__": getattr_,
-                 "__setattr__": setattr_, "__repr__": lambda self: f"<{cls_name}>"}
-    if text is not None:
-        namespace["__str__"] = lambda self: text
-    return type(cls_name, (), namespace)()
+    name = str(cls_name)
+    cls = _STATE_CLASSES.get(name)
+    if cls is None:
+        if len(_STATE_CLASSES) > 100:                 # names come from the grader: a few
+            _STATE_CLASSES.clear()
+            _PROXY_TYPES.clear()
+        cls = _STATE_CLASSES[name] = type(name, (_State,), {"__slots__": ()})
+        _PROXY_TYPES.add(cls)
+    proxy = object.__new__(cls)
+    for slot, value in (("_grading_handle_", h), ("_grading_info_", info),
+                        ("_grading_values_", values), ("_grading_text_", text)):
+        object.__setattr__(proxy, slot, value)
+    return proxy
 
 
 def main():
