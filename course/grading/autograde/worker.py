@@ -42,13 +42,15 @@ def _emit(payload: dict) -> None:
 def lighter_nbgrader() -> None:
     """Take out of nbgrader's work on each submission what it repeats identically every time.
 
-    Called once in a grading worker's process; nothing nbgrader decides or writes changes:
+    Called once in a grading process (a worker, the queue); nothing nbgrader decides or writes
+    changes:
 
     * **the gradebook's set-up**: nbgrader opens the gradebook about ten times per
       submission, each time making a new database engine, listing the tables and checking
-      that every one exists (about 4 ms of CPU each).  Here a database's engine is made once
-      per process and its tables checked at its first opening; each opening still gets its
-      own session, and each closing still closes the engine's connections.
+      that every one exists (about 4 ms of CPU each; a new engine also compiles every query
+      again).  Here a database's engine is made once per process, and its tables are checked
+      with one query; each opening still gets its own session, and each closing still closes
+      the engine's connections.
     * **the metadata check** (``CheckCellMetadata``, twice per notebook): for every cell,
       nbgrader reads its three JSON schema files and ``jsonschema.validate`` checks the schema
       itself before the cell.  Here each schema file is read and checked once; every cell is
@@ -69,7 +71,6 @@ def lighter_nbgrader() -> None:
                                                  (common, "BaseMetadataValidator"))):
         return
     engines: dict = {}
-    ready: set = set()
     real_create_engine, real_inspect = api.create_engine, api.inspect
     metadata = api.Base.metadata
     real_create_all = metadata.create_all
@@ -80,23 +81,13 @@ def lighter_nbgrader() -> None:
             engines[key] = real_create_engine(url, *args, **kwargs)
         return engines[key]
 
-    class _Present:
-        @staticmethod
-        def get_table_names():
-            return list(metadata.tables)       # its tables were made at its first opening
-
-    def inspect(subject, *args, **kwargs):
-        if args or kwargs or subject not in ready:
-            return real_inspect(subject, *args, **kwargs)
-        return _Present()
-
     def create_all(bind=None, *args, **kwargs):
-        if bind is not None and bind in ready and not args and not kwargs:
-            return None
-        done = real_create_all(bind, *args, **kwargs)
-        if bind is not None and bind in engines.values():
-            ready.add(bind)
-        return done
+        # one query for the tables' names instead of one per table: nothing to make if all are
+        # there (checked each time: a gradebook may be deleted and made again at the same path)
+        if bind is not None and not args and not kwargs and bind in engines.values():
+            if set(metadata.tables) <= set(real_inspect(bind).get_table_names()):
+                return None
+        return real_create_all(bind, *args, **kwargs)
 
     schemas: dict = {}
     validators: dict = {}
@@ -130,7 +121,7 @@ def lighter_nbgrader() -> None:
             if error is not None:
                 raise error
 
-    api.create_engine, api.inspect, metadata.create_all = create_engine, inspect, create_all
+    api.create_engine, metadata.create_all = create_engine, create_all
     common.BaseMetadataValidator.__init__ = validator_init
     common.jsonschema = _Validate()
     api._course_lighter = True
