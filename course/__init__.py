@@ -25,8 +25,10 @@ from .search import (
     expectimax,
     minimax,
     naive_epsilon,
+    iterative_deepening,
     selective,
     star1,
+    star2,
 )
 from .trees import (
     TreeGame,
@@ -76,7 +78,7 @@ _register_display()
 __all__ = [
     "Game", "Player", "Path", "TreeGame", "TreeNode",
     "parse_tree", "loads_tree", "game_to_tree", "read_tree", "tree_to_obj", "dumps_tree",
-    "minimax", "expectimax", "alphabeta", "naive_epsilon", "star1", "bab", "selective",
-    "SearchResult", "Trace", "TraceEvent", "ALGORITHMS", "ORDERINGS",
+    "minimax", "expectimax", "alphabeta", "naive_epsilon", "star1", "star2", "bab", "selective",
+    "iterative_deepening", "SearchResult", "Trace", "TraceEvent", "ALGORITHMS", "ORDERINGS",
     "CourseError", "TreeFormatError", "ChanceNodeError", "BoundsError", "ParameterError",
 ]

@@ -52,7 +52,8 @@ def add_search_options(parser: argparse.ArgumentParser, *, algorithm_required: b
                         help="error bound for bab and naive-epsilon (default 0)")
     parser.add_argument("--vmin", type=_number, default=None, help="lower utility bound")
     parser.add_argument("--vmax", type=_number, default=None, help="upper utility bound")
-    parser.add_argument("--order", choices=ORDERINGS, default="given", help="move ordering")
+    parser.add_argument("--order", choices=ORDERINGS, default=None,
+                        help="move ordering (default: the search's own, given; star2: probability)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random ordering")
 
 
@@ -96,9 +97,14 @@ def load_game_for_cli(tree: str, vmin=None, vmax=None):
     return game
 
 
-def run_search_for_cli(algorithm: str, game, *, epsilon=None, order="given", seed=0, trace=False):
-    """Run the named search with the CLI's rules (epsilon only where it means something)."""
-    options = {"order": order, "seed": seed, "trace": trace}
+def run_search_for_cli(algorithm: str, game, *, epsilon=None, order=None, seed=0, trace=False):
+    """Run the named search with the CLI's rules (epsilon only where it means something).
+
+    ``order=None`` leaves the search its own default ordering.
+    """
+    options = {"seed": seed, "trace": trace}
+    if order is not None:
+        options["order"] = order
     if algorithm in ("bab", "naive-epsilon"):
         options["epsilon"] = 0 if epsilon is None else epsilon
     elif epsilon is not None:

@@ -56,7 +56,8 @@ def aima_figure_5_2() -> TreeGame:
     })
 
 
-def naive_epsilon_counterexample(m: int = 3, x: float = 10, epsilon: float = 1) -> TreeGame:
+def naive_epsilon_counterexample(m: int = 3, x: float = 10, epsilon: float = 1, *,
+                                 vmin: float | None = None) -> TreeGame:
     """[BAB] Figure 2: the tree on which naive epsilon pruning ends at ``x + m * epsilon``.
 
     The root A (MAX) has a leaf ``x`` and then ``m`` MIN children; the k-th has
@@ -65,18 +66,30 @@ def naive_epsilon_counterexample(m: int = 3, x: float = 10, epsilon: float = 1) 
     returning ``x + k * epsilon``, drifts to ``x + m * epsilon``.  The text
     fixes the left leaves; the right leaves (any value <= x works) are ours.
 
-    >>> from course.search import minimax, naive_epsilon
+    The tree's bounds are ``[vmin, x + m * epsilon]``, ``vmin = x`` unless
+    given.  With ``vmin`` below ``x`` the bounds of Bounded Alpha-Beta show
+    what a cut MIN node really knows, ``[vmin, U]``; with ``vmin = x`` its
+    lower end happens to be the node's true value.
+
+    >>> from course.search import bab, minimax, naive_epsilon
     >>> g = naive_epsilon_counterexample(m=5, x=0, epsilon=2)
     >>> minimax(g).value, naive_epsilon(g, epsilon=2).value
     (0, 10)
+    >>> g = naive_epsilon_counterexample(m=3, x=10, epsilon=1, vmin=0)
+    >>> b = bab(g, epsilon=1, trace=True).trace.nodes()[(1,)]      # B, cut after its first leaf
+    >>> g.vmin, g.vmax, (b.lower, b.upper)
+    (0, 13, (0, 11))
     """
     if m < 1:
         raise ValueError(f"m must be >= 1, got {m}")
+    if vmin is not None and not vmin <= x:
+        raise ValueError(f"vmin must be at most x = {x}, got {vmin}")
     names = ["B", "C"] + [f"N{k}" for k in range(3, m)] + ["D"] if m >= 3 else ["B", "C"][:m]
     children: list[Any] = [{"label": "X", "value": x}]
     for k in range(1, m + 1):
         children.append({"label": names[k - 1], "min": [x + k * epsilon, x]})
-    return parse_tree({"tree": {"label": "A", "max": children}, "bounds": [x, x + m * epsilon]})
+    low = x if vmin is None else vmin
+    return parse_tree({"tree": {"label": "A", "max": children}, "bounds": [low, x + m * epsilon]})
 
 
 def bab_figure3(d: Any = 6, e: Any = 9) -> TreeGame:

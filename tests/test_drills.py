@@ -38,7 +38,7 @@ def test_levels_grow_from_four_leaves_to_depth_four(kind):
     assert len(first.game.root.leaves()) == 4 and first.game.root.height() == 2
     last = make_drill(kind, level=5, seed=3)
     assert last.game.root.height() == 4
-    assert last.game.has_chance == (kind in ("minimax", "star1", "bab"))
+    assert last.game.has_chance == (kind in ("minimax", "star1", "c6", "bab", "bounds"))
     sizes = [sum(len(make_drill(kind, level=lv, seed=s).game.root.leaves()) for s in range(5))
              for lv in LEVELS]
     assert sizes[0] < sizes[1] <= sizes[2] <= max(sizes[3:]), sizes
@@ -81,22 +81,9 @@ def test_every_drill_is_worth_asking_and_its_own_answer_is_right(kind, level, se
 
 
 def _form(d, answer) -> dict:
-    """The form values (text boxes, ticks) that say ``answer``."""
-    values: dict = {}
-    if d.kind == "minimax":
-        values = {k: (v if k == "move" else fmt(v)) for k, v in answer.items()}
-    elif d.kind in ("pruning", "bab"):
-        values = {f.id: f.id in answer for f in d.fields()}
-    elif d.kind == "window":
-        for name, window in answer.items():
-            if window is None:
-                values[f"{name}.skip"] = True
-            else:
-                values[f"{name}.alpha"], values[f"{name}.beta"] = (fmt(x) for x in window)
-    elif d.kind == "star1":
-        for k, (lo, hi) in enumerate(answer["rows"], 1):
-            values[f"row{k}.L"], values[f"row{k}.U"] = fmt(lo), fmt(hi)
-        values["stop"] = answer["stop"] or "none"
+    """The form values (text boxes, ticks) that say ``answer``: every field, empty ones too."""
+    values = d.form(answer)
+    assert set(values) == {f.id for f in d.fields()}
     return values
 
 
@@ -238,7 +225,7 @@ def test_star1_explains_the_chance_bounds_and_the_cut():
     d = make_drill("star1", tree=chance_note_game(u_a2_c1=-1), node=(1,))
     assert d.expected == {"rows": [(-1, Fraction(-3, 5))], "stop": "F"}
     v = d.check({"rows": [(-1, "-3/5"), (0, 0)], "stop": None})
-    assert v.wrong == ("stop",) and v.node == (1,)
+    assert v.wrong == ("row2.L", "row2.U", "stop") and v.node == (1,)
     assert "β = −3/5 ≤ α = −1/2, and F is not C's last child, so C prunes: G is never looked at" \
         in v.explanation
     v = d.check({"rows": [(-1, "-1/2")], "stop": "F"})
@@ -319,3 +306,128 @@ def test_streaks_and_mastery_per_kind():
     p.record("window", False, level=2)
     assert p.stats("window").streak == 0 and p.stats("window").best == 5
     assert p.stats("window").mastery == 4
+
+
+# --- the kinds added for the misconception catalogue: root, c6, bounds ------------------------------
+@pytest.mark.parametrize("kind, level, seed", [c for c in CASES if c[0] == "root"])
+def test_root_drills_ask_the_root_children_and_explain_the_running_window(kind, level, seed):
+    d = make_drill(kind, level=level, seed=seed)
+    inf = math.inf
+    asked = list(d.expected)
+    assert asked == [d.names[c.path] for c in d.game.root.children if not c.is_leaf]
+    assert not any(f.kind == "toggle" for f in d.fields())      # the root never cuts
+    full = {name: (-inf, inf) for name in asked}                 # the misconception
+    v = d.check(full)
+    assert not v.correct
+    first = v.wrong[0].split(".")[0]
+    assert d.expected[first] != (-inf, inf)
+    assert v.explanation.startswith(f"{first} is entered with α = ")
+    assert f"child {d.names[()]} searches" in v.explanation
+
+
+@pytest.mark.parametrize("kind, level, seed", [c for c in CASES if c[0] == "c6"])
+def test_c6_drills_explain_each_wrong_window(kind, level, seed):
+    from course.theory.chance import chance_child_window
+
+    d = make_drill(kind, level=level, seed=seed)
+    n = d.chance_node
+    children = [c.path for c in d.node(n).children]
+    for c in children:                       # an inner child's window is its enter event's
+        if c in d.index.enter:
+            e = d.index.events[d.index.enter[c]]
+            assert d.expected[d.names[c]] == (e.alpha, e.beta)
+    vmin, vmax = d.game.vmin, d.game.vmax
+    for k, c in enumerate(children):
+        name, window = d.names[c], d.expected[d.names[c]]
+        if window is None:
+            v = d.check(dict(d.expected, **{name: (vmin, vmax)}))
+            assert v.wrong == (f"{name}.skip",) and v.explanation.startswith(f"{name} is never searched.")
+            continue
+        v = d.check(dict(d.expected, **{name: (window[0] + 1, window[1])}))
+        assert not v.correct and v.wrong == (f"{name}.alpha",) and v.node == c
+        assert v.explanation.startswith(f"{name} gets α = {fmt(window[0])}, β = {fmt(window[1])}")
+        assert "(α − U)/p + vmax" in v.explanation and "(β − L)/p + vmin" in v.explanation
+        if k:            # the misconception: vmin and vmax for the chance node's current L and U
+            state = d.index.events[d.index.updates[n][k - 1]]
+            initial = chance_child_window(state.alpha, state.beta, vmin, vmax,
+                                          d.node(n).probabilities[k], vmin, vmax)
+            if initial != window:
+                v = d.check(dict(d.expected, **{name: initial}))
+                assert "its current bounds and window, not the initial vmin" in v.explanation
+    assert d.worthwhile()
+
+
+@pytest.mark.parametrize("kind, level, seed", [c for c in CASES if c[0] == "bounds"])
+def test_bounds_drills_explain_each_wrong_bound(kind, level, seed):
+    d = make_drill(kind, level=level, seed=seed)
+    for name, pair in d.expected.items():
+        if name == "move":
+            continue
+        if pair is None:
+            v = d.check(dict(d.expected, **{name: (0, 1)}))
+            assert v.wrong == (f"{name}.skip",) and v.explanation.startswith(f"{name} is never searched.")
+            continue
+        lo, hi = pair
+        v = d.check(dict(d.expected, **{name: (lo, hi + 1)}))
+        assert not v.correct and v.wrong == (f"{name}.U",) and v.node == d.paths[name]
+        assert v.explanation.startswith(f"{name} (") and f"returns {'[' if lo != hi else ''}" in v.explanation
+        kind_of = d.node(d.paths[name]).kind
+        words = {"max": ("searched every child", "pruned after"), "min": ("searched every child",
+                 "pruned after"), "chance": ("weighs its children's bounds",)}[kind_of]
+        assert any(w in v.explanation for w in words), v.explanation
+    if "move" in d.expected:
+        others = [d.names[c.path] for c in d.game.root.children if d.names[c.path] != d.expected["move"]]
+        v = d.check(dict(d.expected, move=others[0]))
+        assert v.wrong == ("move",) and "the first child (in order) with the" in v.explanation
+
+
+def test_bounds_explains_a_pruned_node_keeps_vmin():
+    d = make_drill("bounds", tree={"tree": [[2, 7], [1, 5]], "bounds": [0, 9]})
+    v = d.check({"A": (2, 2), "B": (2, 2), "C": (1, 1), "move": "B"})
+    assert v.wrong == ("C.L",) and "it keeps L = vmin = 0" in v.explanation
+    assert "β = 1 ≤ α = 2" in v.explanation
+
+
+# --- every answer row is checked, and "Show answer" clears what the answer leaves empty ----------------
+def test_a_star1_row_after_the_cut_is_wrong_and_the_answer_clears_it():
+    d = make_drill(code="star1-1-76390")                 # C cuts after C1
+    assert d.expected == {"rows": [(0, 3)], "stop": "C1"}
+    typed = {"row1.L": "0", "row1.U": "3", "row2.L": "99", "row2.U": "-5", "stop": "C1"}
+    v = d.check_form(typed)
+    assert not v.correct and v.summary() == "3 of 5 right" and v.wrong == ("row2.L", "row2.U")
+    assert v.explanation.startswith("C cuts after C1, so it never takes C2 in: the row after C2 "
+                                    "stays empty. At C (chance), after child C1 returned 0")
+    assert not d.check_form(dict(typed, **{"row2.L": "", "row2.U": "-5"})).correct
+    assert d.check_form(dict(typed, **{"row2.L": "", "row2.U": ""})).correct
+    assert d.form(d.expected) == {"row1.L": "0", "row1.U": "3", "row2.L": "", "row2.U": "",
+                                  "stop": "C1"}
+    # a row left empty before a filled one is still read (and explained)
+    v = d.check_form({"row1.L": "", "row1.U": "", "row2.L": "0", "row2.U": "3", "stop": "C1"})
+    assert v.wrong[:2] == ("row1.L", "row1.U") and "(you left it empty)" in v.explanation
+
+
+def test_never_entered_with_a_window_typed_is_explained():
+    d = make_drill("window", tree=aima_figure_5_2())
+    values = d.form(d.expected)
+    values.update({"B.skip": True})                       # B's window still typed in
+    v = d.check_form(values)
+    assert not v.correct and v.wrong == ("B.alpha",)
+    assert "you ticked 'B is never entered' and gave B a window" in v.explanation
+
+
+def test_every_kind_fills_every_field_of_its_form():
+    for kind in KINDS:
+        d = make_drill(kind, level=3, seed=2)
+        assert set(d.form(d.expected)) == {f.id for f in d.fields()}, kind
+
+
+# --- right to left: "first" is the first in the search order ------------------------------------------
+def test_a_right_to_left_drill_says_first_in_the_search_order():
+    d = make_drill("pruning", tree=aima_figure_5_2(), order="reversed")
+    first_leaf = d.names[(2, 2)]                    # D3: D's first child right to left
+    v = d.check(d.expected + [first_leaf])
+    assert v.wrong == (first_leaf,)
+    assert "its first child in the search order (right to left)" in v.explanation, v.explanation
+    w = make_drill("window", tree=aima_figure_5_2(), order="reversed")
+    v = w.check(dict(w.expected, D=(0, 1)))
+    assert "D is the first child A searches (right to left)" in v.explanation, v.explanation

@@ -213,10 +213,12 @@ def test_the_course_collects_every_honest_submission_and_refuses_the_attacks(att
     collected_at = dt.datetime.strptime(stamp[:26], "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=dt.timezone.utc)
     assert abs(collected_at - attacked["now"]) < dt.timedelta(minutes=10), stamp     # the collector's time
     assert not (submitted / who["bob"]).exists()                 # a link: refused, nothing to fall back to
-    assert not (submitted / who["trudy"]).exists()               # a FIFO: refused, without a hang
+    # a FIFO: left out and named, never opened (no hang); the rest of trudy's entry is collected
+    assert _tag(submitted / who["trudy"] / A1 / NB) == "trudy's work"
+    assert not (submitted / who["trudy"] / A1 / "notes.txt").exists()
     everything = "".join(p.read_text(errors="replace") for p in submitted.rglob("*") if p.is_file())
     assert "the instructor's solution" not in everything
     assert result["success"] is False                            # and it says why, entry by entry
     log = result["log"] + result.get("error", "")
     assert f"submitted in the name of '{who['alice']}' by the account '{who['mallory']}'" in log
-    assert "is a symbolic link" in log and "FIFO" in log
+    assert "is a symbolic link" in log and "notes.txt: a FIFO (named pipe), not a file" in log

@@ -162,8 +162,8 @@ def _seed_table(text, number):
 
 
 @needs_seeds
-@pytest.mark.parametrize("number, table, kind", [(1, "table1", "errors"), (2, "table1", "nodes"),
-                                                 (3, "table3", "errors"), (4, "table3", "nodes")])
+@pytest.mark.parametrize("number, table, kind", [(1, "table1", "errors"), (2, "table2", "nodes"),
+                                                 (3, "table3", "errors"), (4, "table4", "nodes")])
 def test_chen_tables_are_the_papers(number, table, kind):
     ours = (paper.CHEN_ERRORS if kind == "errors" else paper.CHEN_NODES)[table]
     assert _seed_table(_seed("003"), number) == {k: float(v) for k, v in ours.items()}
@@ -252,3 +252,19 @@ def test_help_documents_every_experiment(capsys):
     text = capsys.readouterr().out
     for name in list(TINY) + ["all"]:
         assert name in text
+
+
+def test_chen_experiment_compares_depths_decision_by_decision(tmp_path, capsys):
+    """The paired difference (deepest minus middle depth) is in the summary and the printed table,
+    and --last-level max runs on tree tops with the same node counts."""
+    from course.experiments.chen import paired_difference, run_chen
+
+    out = run_chen(out=tmp_path, cases=[(3, 5, 5)], simulations=30, quiet=True)
+    summary = out.summary["b3-h5-h1_5"]
+    assert set(summary["deeper"]) == {0, 1}
+    assert "searching deeper, decision by decision: error at d=5 minus error at d=3" in out.table
+    assert main(["experiment", "chen", "--case", "3/5/5", "--simulations", "30", "--last-level", "max",
+                 "--out", str(tmp_path / "max"), "--jobs", "1", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "leaf level drawn as best arcs" in printed and "s=0: " in printed
+    assert paired_difference([2, 2], [1, 3]) == (0.0, 1.0)

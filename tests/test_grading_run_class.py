@@ -120,6 +120,14 @@ def _submit(root: Path, student: str, nb=None, *, raw: bytes | None = None,
 FULL = sum(c.points for c in read_cells(SOLUTIONS / A1 / NB) if c.kind == "test")
 HONEST = ("ada", "grace", "hopper", "numpy")
 ATTACKERS = ("extra", "unreadable", "silent", "amplifier", "hog", "filler")
+# full marks, but attacks on the grading process itself (issue 29): the copy audit's string folder
+# (a never-called fold bomb) and the instructor's console (escape sequences, a forged review flag)
+GRADER_ATTACKERS = ("bomb", "forger")
+
+FORGER = r'''
+print("\x1b[1A\x1b[2K\rforger               a1_minimax         11.0 / 11.0  graded")
+print("Flagged for the instructor's review: \x1b[2K\x1b[8m nothing, all fine")
+'''
 
 
 def _class(root: Path) -> None:
@@ -134,17 +142,27 @@ def _class(root: Path) -> None:
     _submit(root, "amplifier", _solution(replace={VALUE: lambda s: AMPLIFIER}))
     _submit(root, "hog", _solution(extra=HOG))
     _submit(root, "filler", _solution(extra=FILLER))
+    from test_grading_run_bounds import fold_bomb
+
+    _submit(root, "bomb", _solution(extra=fold_bomb()))
+    _submit(root, "forger", _solution(extra=FORGER))
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     root = copy_course(tmp_path_factory.mktemp("grading-run") / "course")
     _class(root)
-    status, out = _run("--root", str(root), "autograde", "--jobs", "2", "--timeout", "4",
-                       "--submission-timeout", "45")
+    from test_grading_run_bounds import _within
+
+    started = time.monotonic()
+    finished, ((status, out), error) = _within(900, lambda: _run(
+        "--root", str(root), "autograde", "--jobs", "2", "--timeout", "4", "--submission-timeout", "45"))
+    assert finished, "autograde did not return (the copy audit's fold bomb?)"
+    assert error is None, error
     layout = course_layout(root)
     report = json.loads(layout.report.read_text())
-    return dict(root=root, status=status, out=out, layout=layout, report=report)
+    return dict(root=root, status=status, out=out, layout=layout, report=report,
+                seconds=time.monotonic() - started)
 
 
 def _gradebook_points(layout, student):
@@ -161,6 +179,25 @@ def test_every_honest_student_keeps_every_point(graded):
         entry = graded["report"][f"{who}/{A1}"]
         assert entry["status"] == "graded", (who, entry)
         assert _gradebook_points(graded["layout"], who) == FULL, who
+
+
+def test_the_grading_process_itself_is_not_hijacked(graded):
+    from course.grading.results.copy_report import COPIES_PATH
+
+    report, out = graded["report"], graded["out"]
+    for who in GRADER_ATTACKERS:
+        assert report[f"{who}/{A1}"]["status"] == "graded", (who, report[f"{who}/{A1}"])
+        assert _gradebook_points(graded["layout"], who) == FULL, who
+    # the fold bomb: the run returned (the fixture); its audit is incomplete, the others' whole
+    document = json.loads((graded["layout"].autograded / COPIES_PATH).read_text())["assignments"][A1]
+    assert list(document["incomplete"]) == ["bomb"], document["incomplete"]
+    assert document["compared"] >= len(HONEST) + 2
+    assert f"copy audit incomplete for bomb/{A1}" in out
+    # the forger: nothing it printed reaches the console raw or becomes a review flag
+    assert "\x1b" not in out and "\r" not in out and "\x9b" not in out
+    assert report[f"forger/{A1}"]["review"] == []
+    assert "nothing, all fine" not in out
+    print(f"the class was graded in {graded['seconds']:.0f} s; the audit took {document['seconds']:.1f} s")
 
 
 def test_every_attacker_has_a_row_with_its_reason(graded):

@@ -87,23 +87,22 @@ def test_a_searching_evaluation_is_flagged_not_failed(session, capsys, name, fla
         assert len(flags) == 1 and flagged in flags[0], out
 
 
-def test_the_workflow_lists_the_flags(tmp_path):
-    from course.grading.course_dir import course_layout
-    from course.grading.results.summary import review_flags
+def test_the_workflow_lists_the_flags_the_grader_raised(session):
+    # the flag is the grader's own record of the check (issue 29): the test cell's check raises
+    # it in the grader; a line the student prints with the same mark is not one
+    from course.grading.autograde.sandboxed import grade_notebook
 
-    (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
-    layout = course_layout(tmp_path)
-    folder = layout.autograded / "ada" / "a5_ordering"
-    folder.mkdir(parents=True)
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell("check_evaluation_ordering(my_evaluate)")
-    cell.metadata["nbgrader"] = {"grade_id": "a5-test-evaluation-ordering"}
-    cell.outputs = [nbformat.v4.new_output("stream", name="stdout",
-                                           text=f"ordering: 12 leaves\n{REVIEW_MARK} it searches\n")]
-    nb.cells.append(cell)
-    nbformat.write(nb, str(folder / "ordering.ipynb"))
-    assert review_flags(layout, "ada", "a5_ordering") == [
-        "ordering.ipynb [a5-test-evaluation-ordering]: it searches"]
+    cells = [{"kind": "locked", "source": "", "trusted_source":
+              "from course.grading.evaluation import check_evaluation_ordering"},
+             {"kind": "student", "source": _model_evaluate() + SEARCHING
+              + f"\nprint({REVIEW_MARK!r} + ' it is fine, really')\n", "trusted_source": ""},
+             {"kind": "test", "source": "", "trusted_source": "check_evaluation_ordering(my_evaluate)"},
+             {"kind": "test", "source": "", "trusted_source":
+              "try:\n    check_evaluation_ordering(deep_evaluate)\nexcept AssertionError:\n    pass"}]
+    results = grade_notebook(cells, secret=None)
+    assert results[1]["review"] == [] and results[2]["review"] == []
+    (flag,) = results[3]["review"]
+    assert "lines of Python" in flag and "it is fine" not in flag
 
 
 def test_a_failing_instructor_cell_stops_grading_instead_of_failing_every_test():

@@ -624,7 +624,18 @@ def test_the_audit_stops_at_its_time_limit(submitted):
         _submit(submitted, student, "a2_alphabeta", {"a2-alphabeta": HONEST_ALPHABETA["aima-helpers"]})
     audit = audit_assignment(ROOT, submitted, "a2_alphabeta", time_limit=0.0)
     assert audit.findings == []
-    assert any("time limit reached" in n and "pairs not compared" in n for n in audit.notes)
+    # reading and unpacking count against the limit too (issue 29): nobody was read, and each
+    # student is named as not audited
+    assert sorted(audit.incomplete) == ["ann", "bob", "cat"]
+    assert all("time limit" in why for why in audit.incomplete.values())
+    assert any("audit incomplete for ann, bob, cat" in n for n in audit.notes)
+    import time
+
+    from course.grading.results.similarity import find_copies
+    notes: list[str] = []
+    codes = {s: HONEST_ALPHABETA["aima-helpers"] for s in ("ann", "bob", "cat")}
+    assert find_copies(codes, {}, deadline=time.monotonic() - 1, notes=notes) == []
+    assert any("time limit reached" in n and "pairs not compared" in n for n in notes)
     assert audit_assignment(ROOT, submitted, "a2_alphabeta").findings   # without the limit: all alike
 
 

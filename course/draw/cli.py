@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--epsilon needs --algorithm (bab or naive-epsilon)")
         if args.upto is not None:
             raise UsageError("--upto needs --algorithm")
-        if args.order != "given":
+        if args.order is not None:
             raise UsageError("--order needs --algorithm")
     game = load_game_for_cli(args.tree, args.vmin, args.vmax)
     result = None

@@ -62,10 +62,10 @@ __all__ = ["draw_tree", "describe_event", "room_for_bounds"]
 #: Largest tree :func:`draw_tree` expands from a general game before collapsing it.
 EXPAND_LIMIT = 20_000
 
-BOUNDED = frozenset({"bab", "star1"})
+BOUNDED = frozenset({"bab", "star1", "star2", "bab-tt"})
 """Searches whose nodes carry bounds [L, U] rather than a single value."""
 
-FAIL_SOFT = frozenset({"alphabeta"})
+FAIL_SOFT = frozenset({"alphabeta", "alphabeta-tt"})
 """Searches whose returned values outside the window are bounds (Knuth & Moore)."""
 
 _KIND_NAMES = {"max": "MAX", "min": "MIN", "chance": "CHANCE", "leaf": "leaf"}
@@ -271,6 +271,8 @@ def describe_event(event: TraceEvent, *, index: int | None = None, name: str | N
         text = f"{where} takes in child {event.child}: now {bounds}"
         if window:
             text += f", window {window}"
+        if event.reason:                                  # e.g. Star2's "probe"
+            text += f" ({event.reason})"
     elif kind == "cutoff":
         skipped = ", ".join(str(i) for i in event.pruned)
         plural = "ren" if len(event.pruned) != 1 else ""
@@ -593,7 +595,7 @@ def _edge_style(status: str) -> dict[str, Any]:
 
 def _default_title(result: SearchResult, upto: int | None, total: int) -> str:
     name = result.algorithm
-    if result.epsilon is not None and name != "star1":
+    if result.epsilon is not None and name not in ("star1", "star2"):
         name += f" (ε={fmt_number(result.epsilon)})"
     if upto is not None and upto < total:
         return f"{name}: after step {upto} of {total}"

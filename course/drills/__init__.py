@@ -11,10 +11,16 @@ minimax     the value of every inner node (expectimax at chance nodes), and the
             root's move
 pruning     which leaves alpha-beta never looks at, for a given move ordering
 window      alpha and beta when alpha-beta enters each node
+root        alpha and beta when alpha-beta enters each child of the root
 star1       Star1's bounds L and U at a chance node after each child, and after which
             child (if any) it cuts
+c6          the window Star1 gives each child of a chance node (condition C6)
 bab         which leaves Bounded Alpha-Beta skips for a given epsilon
+bounds      the bounds [L, U] each inner node returns in Star1 or Bounded Alpha-Beta,
+            and the root's move
 ==========  =========================================================================
+
+:mod:`course.drills.kinds` says how to add a kind.
 
 A wrong answer is explained from the *first* place it differs from the
 search, in the order the search did things, with the trace's own numbers
@@ -54,15 +60,14 @@ from ..errors import ParameterError
 from ..game import Game
 from ..trees import TreeGame, parse_tree
 from .generate import LEVELS, SHAPES, drill_tree
+from .bounded import BabDrill, BoundsDrill, C6Drill, Star1Drill
 from .kinds import (
-    KIND_CLASSES,
     ORDER_WORDS,
-    BabDrill,
     Drill,
     Field,
     MinimaxDrill,
     PruningDrill,
-    Star1Drill,
+    RootDrill,
     Verdict,
     WindowDrill,
 )
@@ -70,13 +75,26 @@ from .numbers import AnswerError, fmt, parse_number
 from .progress import SESSION, Progress
 
 __all__ = [
-    "KINDS", "LEVELS", "make_drill", "Drill", "Verdict", "Field", "Progress", "SESSION",
-    "MinimaxDrill", "PruningDrill", "WindowDrill", "Star1Drill", "BabDrill", "AnswerError",
-    "parse_number", "fmt", "ORDER_WORDS", "new_seed",
+    "KINDS", "KIND_CLASSES", "LEVELS", "make_drill", "Drill", "Verdict", "Field", "Progress",
+    "SESSION", "MinimaxDrill", "PruningDrill", "WindowDrill", "RootDrill", "Star1Drill", "C6Drill",
+    "BabDrill", "BoundsDrill", "AnswerError", "parse_number", "fmt", "ORDER_WORDS", "new_seed",
 ]
 
+KIND_CLASSES: dict[str, type[Drill]] = {
+    # the first five keep their places: a kind's place salts its trees (share codes stay valid)
+    "minimax": MinimaxDrill,
+    "pruning": PruningDrill,
+    "window": WindowDrill,
+    "star1": Star1Drill,
+    "bab": BabDrill,
+    "root": RootDrill,
+    "c6": C6Drill,
+    "bounds": BoundsDrill,
+}
+"""Every drill kind, by name (see :mod:`course.drills.kinds` to add one)."""
+
 KINDS = tuple(KIND_CLASSES)
-"""The drill kinds: ``minimax``, ``pruning``, ``window``, ``star1``, ``bab``."""
+"""The drill kinds' names."""
 
 #: Largest seed a drill draws by itself (short enough to read out and type).
 MAX_SEED = 99_999
@@ -109,14 +127,16 @@ def make_drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None
     code : str, optional
         A share code ``"kind-level-seed"``; replaces ``kind``, ``level`` and ``seed``.
     order : str, optional
-        For ``pruning`` and ``window``: ``"given"``, ``"reversed"``, ``"best-first"``
-        or ``"worst-first"``.  Default: ``"given"`` on a given tree; on a
-        seeded tree, left to right at levels 1-2 and picked by the seed above.
+        For ``pruning``, ``window`` and ``root``: ``"given"``, ``"reversed"``,
+        ``"best-first"`` or ``"worst-first"``.  Default: ``"given"`` on a given
+        tree; on a seeded pruning drill, left to right at levels 1-2 and picked by
+        the seed above.
     epsilon : number, optional
-        For ``bab``.  Default: 1 on a given tree, picked by the seed otherwise.
+        For ``bab`` (default 1 on a given tree) and ``bounds`` (default 0,
+        Star1); picked by the seed on a seeded tree.
     node : name or path, optional
-        For ``star1``: the chance node to ask about (default: the last one
-        Star1 enters; on a seeded tree, one whose children are leaves).
+        For ``star1`` and ``c6``: the chance node to ask about (default: the last
+        one Star1 enters; on a seeded tree, one picked by the seed).
     focus : path, optional
         A node to point the student to (grading feedback sets it).
 
@@ -151,20 +171,9 @@ def make_drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None
     if kind not in KIND_CLASSES:
         raise ParameterError(f"unknown drill kind {kind!r}; choose one of {', '.join(KINDS)}")
     cls = KIND_CLASSES[kind]
-    params: dict[str, Any] = {}
     if tree is not None:
         game = tree if isinstance(tree, TreeGame) else _as_tree(tree)
-        if kind in ("pruning", "window"):
-            if game.has_chance:
-                raise ParameterError(f"a {kind} drill is about alpha-beta, which has no chance "
-                                     "nodes: use a tree without chance nodes (or a star1/bab drill)")
-            params["order"] = order or "given"
-        elif kind == "bab":
-            params["epsilon"] = 1 if epsilon is None else epsilon
-        elif kind == "star1":
-            if not game.has_chance:
-                raise ParameterError("a star1 drill needs a tree with a chance node")
-            params["node"] = _path(node)
+        params = cls.given_params(game, order=order, epsilon=epsilon, node=_path(node))
         try:
             return cls(game, focus=_path(focus), **params)
         except AnswerError as exc:
@@ -223,59 +232,18 @@ def _probability(p: Any) -> Any:
 def _seeded(cls: type[Drill], kind: str, level: int, seed: int, *, order: str | None,
             epsilon: Any) -> Drill:
     """The drill of ``(kind, level, seed)``: retries (attempt 1, 2, ...) until the tree makes a
-    worthwhile question (something pruned, a window that is not (−∞, +∞), a chance node with leaves)."""
+    worthwhile question (:meth:`Drill.worthwhile`: something pruned, a window that moved, ...)."""
     shape = SHAPES[kind][level]
     pick = random.Random(f"drill-params/{kind}/{level}/{seed}")    # str seeds: stable everywhere
-    if kind in ("pruning", "window") and order is None:
-        order = "given" if level <= 2 or kind == "window" else pick.choice(
-            ("given", "given", "reversed", "best-first"))
-    if kind == "bab" and epsilon is None:
-        epsilon = pick.choice((1, 2, 3) if level < 4 else (1, 2))
+    choices = cls.seeded_choices(pick, level, order=order, epsilon=epsilon)
     last = None
     for attempt in range(200):
         game = drill_tree(shape, seed, attempt, salt=KINDS.index(kind))
-        params: dict[str, Any] = {}
-        if order is not None and kind in ("pruning", "window"):
-            params["order"] = order
-        if kind == "bab":
-            params["epsilon"] = epsilon
-        if kind == "star1":
-            node = _star1_node(game, level, seed)
-            if node is None:
-                continue
-            params["node"] = node
-        d = cls(game, level=level, seed=seed, **params)
+        params = cls.tree_params(game, level, seed)
+        if params is None:
+            continue
+        d = cls(game, level=level, seed=seed, **choices, **params)
         last = d
-        if _worthwhile(d):
+        if d.worthwhile():
             return d
     return last  # pragma: no cover - every shape has worthwhile trees among 200 draws
-
-
-def _star1_node(game: TreeGame, level: int, seed: int) -> tuple | None:
-    """A chance node with leaf children that Star1 enters, not the first one it enters."""
-    from ..search import star1 as star1_search
-
-    result = star1_search(game, trace=True)
-    entered = [e.path for e in result.trace.events if e.kind == "enter" and e.player == "chance"]
-    good = [p for p in entered if all(c.is_leaf for c in game.node(p).children)]
-    later = good[1:] or good
-    if not later:
-        return None
-    return later[seed % len(later)]
-
-
-def _worthwhile(d: Drill) -> bool:
-    if d.kind in ("pruning", "bab"):
-        return bool(d.expected)
-    if d.kind == "window":
-        inf = float("inf")
-        return any(w is not None and w != (-inf, inf) for w in d.expected.values()) \
-            and any(w is None for w in d.expected.values())
-    if d.kind == "star1":
-        n = d.chance_node
-        e = d.index.events[d.index.enter[n]]
-        return (e.alpha, e.beta) != (d.game.vmin, d.game.vmax) or d.expected["stop"] is not None
-    if d.kind == "minimax":
-        values = [leaf.value for leaf in d.game.root.leaves()]
-        return len(set(values)) > 2
-    return True

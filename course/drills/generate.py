@@ -106,12 +106,30 @@ _STAR1 = {
               flip_root=True),
 }
 
+_C6 = {     # chance nodes whose children are leaves (levels 1-2), then MIN nodes or chance nodes
+    1: _STAR1[1],
+    2: _STAR1[2],
+    3: _shape("max chance min leaf", ((2, 2), (2, 2), (2, 2)), values=(0, 8)),
+    4: _CHANCE[4],
+    5: _STAR1[5],
+}
+_BOUNDS = {  # MIN nodes first (a pruned one keeps L = vmin), then chance nodes
+    1: _PLAIN[1],
+    2: _PLAIN[2],
+    3: _STAR1[3],
+    4: _CHANCE[4],
+    5: _STAR1[5],
+}
+
 SHAPES: dict[str, dict[int, Shape]] = {
     "minimax": _CHANCE,     # levels 4-5: expectimax values
     "pruning": _PLAIN,      # alpha-beta: no chance nodes
     "window": _PLAIN,
+    "root": _PLAIN,
     "star1": _STAR1,        # a chance node whose children are leaves, at every level
+    "c6": _C6,              # a chance node's children at every level
     "bab": _CHANCE,
+    "bounds": _BOUNDS,
 }
 """The tree shape of each drill kind at each level."""
 

@@ -1,4 +1,4 @@
-"""The five kinds of drill: the question, the expected answer from the reference trace, and why.
+"""The drill kinds: the question, the expected answer from the reference trace, and why.
 
 Every drill runs one reference search of :mod:`course.search` with
 ``trace=True`` and reads its answer from the trace.  A student's answer is
@@ -8,19 +8,78 @@ decided, with what window or bounds, and by which rule.  The explanation comes
 with the node to highlight and the number of trace events to draw, so the
 picture shows the search stopped at the moment that explains the answer.
 
+This module holds the base class and the kinds about minimax and alpha-beta;
+:mod:`course.drills.bounded` the kinds about Star1 and Bounded Alpha-Beta.
+
 ==========  =====================================================  ===========================
 kind        the question                                           reference search
 ==========  =====================================================  ===========================
 minimax     the value of every inner node (and the root's move)    :func:`~course.search.expectimax`
 pruning     which leaves alpha-beta never looks at                 :func:`~course.search.alphabeta`
 window      alpha and beta when alpha-beta enters each node        :func:`~course.search.alphabeta`
+root        the window each child of the root is searched with     :func:`~course.search.alphabeta`
 star1       Star1's L and U at one chance node after each child,   :func:`~course.search.star1`
             and whether (after which child) it cuts
+c6          the window Star1 gives each child of a chance node     :func:`~course.search.star1`
 bab         which leaves Bounded Alpha-Beta skips for an epsilon   :func:`~course.search.bab`
+bounds      the bounds [L, U] every node returns, and the move     :func:`~course.search.bab`
 ==========  =====================================================  ===========================
 
 Answers are plain Python data (see each class), or the form's text boxes
-(:meth:`Drill.check_form`, what the widget sends).
+(:meth:`Drill.check_form`, what the widget sends; :meth:`Drill.form` is the
+other way round).
+
+A drill can also be answered by a *model*: a record of what a search did,
+:meth:`Drill.answer_from` turns it into the answer that search gives.  Grading
+feedback uses it to check that a drill it offers really catches a mistake:
+the mistake's simulation (:func:`course.grading.diagnose.simulate`) answers the
+drill, and the drill must find that answer wrong.  A record is any object
+with these attributes (what ``simulate`` returns; a part a record lacks is
+an empty dict):
+
+``events``
+    ``(kind, path)`` pairs in the order they happened, kind ``"expand"`` or ``"leaf"``.
+``windows``
+    path -> ``(alpha, beta)`` the node was entered with (expanded nodes).
+``child_windows``
+    ``(path, child)`` -> the window the node gave that child before searching it
+    (leaves included).
+``returned``
+    path -> ``(lower, upper)`` the node returned (a value twice).
+``tests``
+    ``(path, child)`` -> the node's state after taking that child in:
+    ``(L, U, alpha, beta)`` in Star1 and BAB.
+``cut_after``
+    path -> the index of the child after which the node stopped early.
+``move``
+    the root's move.
+
+Adding a kind
+-------------
+A kind is one subclass of :class:`Drill` plus a tree shape per level:
+
+1. Subclass :class:`Drill` (or a kind close to the new one): set :attr:`~Drill.kind`
+   (letters and digits: it is the first part of the share code), :attr:`~Drill.title`,
+   :attr:`~Drill.label` and :attr:`~Drill.family`; implement ``_search`` (the reference
+   search with ``trace=True``), :attr:`~Drill.question`, :meth:`~Drill.fields`,
+   :attr:`~Drill.expected`, :meth:`~Drill.check` (explain the first difference, in search
+   order), :meth:`~Drill.from_form`, :meth:`~Drill.form` and :meth:`~Drill.answer_from`.
+   Parameters of the kind (an ordering, epsilon, a node) go through ``_setup``; the
+   classmethods ``given_params`` (a given tree) and ``seeded_params`` (a seeded one) pick
+   them, and :meth:`~Drill.worthwhile` says whether a seeded tree makes a question worth
+   asking (else the next tree is drawn).
+2. Register the class in :data:`course.drills.KIND_CLASSES` and give it a shape per level
+   in :data:`course.drills.generate.SHAPES`.
+3. Name the catalogue mistakes it catches in :mod:`course.grading.diagnose` (a mistake's
+   ``drills``): feedback then offers it when it checks that the mistake answers it wrongly.
+   That check simulates the kind's :attr:`~Drill.family` (``diagnose.simulate``): a kind about
+   a search the simulator does not know yet (Star2, say) needs its family added there first;
+   until then feedback never offers it, and ``tests/test_misconceptions.py`` (the correct
+   search's record must answer every kind right) says so.
+
+The widget (:mod:`course.widgets.drill`) needs nothing more: it builds the form from the
+fields, and the tests of ``tests/test_drills.py`` and ``tests/test_misconceptions.py``
+run over every registered kind.
 """
 
 from __future__ import annotations
@@ -30,15 +89,16 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ..errors import ParameterError
 from ..game import Path
-from ..search import alphabeta, bab, expectimax, star1
+from ..search import alphabeta, expectimax
 from ..search.result import SearchResult, TraceEvent
 from ..trees import TreeGame, TreeNode, parse_tree, tree_to_obj
 from .generate import node_names
 from .numbers import AnswerError, exact, fmt, parse_number, same
 
-__all__ = ["Field", "Verdict", "Drill", "MinimaxDrill", "PruningDrill", "WindowDrill",
-           "Star1Drill", "BabDrill", "ORDER_WORDS"]
+__all__ = ["Field", "Verdict", "Drill", "MinimaxDrill", "PruningDrill", "WindowDrill", "RootDrill",
+           "ORDER_WORDS", "ORDER_SHORT"]
 
 ORDER_WORDS = {
     "given": "each node's children from left to right",
@@ -49,6 +109,10 @@ ORDER_WORDS = {
                     "first, ties left to right)"),
 }
 """The move orderings a drill can ask for, in words."""
+
+ORDER_SHORT = {"given": "left to right", "reversed": "right to left", "best-first": "best first",
+               "worst-first": "worst first"}
+"""The same orderings in two or three words (for "its first child in the search order, ...")."""
 
 _KIND = {"max": "MAX", "min": "MIN", "chance": "chance", "leaf": "leaf"}
 
@@ -240,7 +304,15 @@ class Drill:
     """
 
     kind = ""
+    """The kind's name: letters and digits, the first part of the share code."""
     title = ""
+    """The drill's title, e.g. ``"Alpha-beta pruning"``."""
+    label = ""
+    """The kind in a few words, as the widget's kind selector lists it."""
+    family = ""
+    """The search the question is about, named as :mod:`course.grading.diagnose` names search
+    families (``"minimax"``, ``"expectimax"``, ``"alphabeta"``, ``"star1"``, ``"bab"``): a
+    simulation of that search answers the drill (:meth:`answer_from`)."""
     order = "given"
     epsilon: Any = None
 
@@ -284,6 +356,53 @@ class Drill:
     def from_form(self, values: Mapping[str, Any]) -> Any:  # pragma: no cover - abstract
         """The answer that the form's values (field id -> text or bool) say."""
         raise NotImplementedError
+
+    def form(self, answer: Any) -> dict[str, Any]:  # pragma: no cover - abstract
+        """The form's values that say ``answer``: every field, "" (or False) for an empty one.
+
+        :meth:`from_form` reads them back; *Show answer* fills the form with
+        ``form(expected)``, which also clears what the right answer leaves empty.
+        """
+        raise NotImplementedError
+
+    def answer_from(self, run: Any) -> Any:  # pragma: no cover - abstract
+        """The answer of a search that did ``run`` (a record, see the module docstring).
+
+        A part of the question the record says nothing about is left empty.
+        """
+        raise NotImplementedError
+
+    @classmethod
+    def given_params(cls, game: TreeGame, *, order: Any = None, epsilon: Any = None,
+                     node: Any = None) -> dict[str, Any]:
+        """The kind's parameters on a given tree (``make_drill(tree=...)``), checked and defaulted.
+
+        Raises
+        ------
+        ParameterError
+            For a tree or parameter the kind cannot ask about.
+        """
+        return {}
+
+    @classmethod
+    def seeded_choices(cls, pick: Any, level: int, *, order: Any = None,
+                       epsilon: Any = None) -> dict[str, Any]:
+        """The parameters a seeded drill draws once, from ``pick`` (a seeded ``random.Random``)."""
+        return {}
+
+    @classmethod
+    def tree_params(cls, game: TreeGame, level: int, seed: int) -> dict[str, Any] | None:
+        """The parameters read off a drawn tree (a node to ask about); None: draw another tree."""
+        return {}
+
+    def worthwhile(self) -> bool:
+        """Whether a seeded tree makes a question worth asking (else another is drawn)."""
+        return True
+
+    @property
+    def search_order(self) -> Any:
+        """The drill's ordering as a search's ``order=`` takes it (a name or a function)."""
+        return _reversed_order if self.order == "reversed" else self.order
 
     # -- shared ------------------------------------------------------------------------------
     def check_form(self, values: Mapping[str, Any]) -> Verdict:
@@ -420,11 +539,14 @@ class Drill:
         name = self.names[parent + (child,)]
         if pos == 0:
             start = idx.enter[parent]
+            first = "its first child"
+            if self.order != "given":       # the first child searched, not the leftmost one
+                first += f" in the search order ({ORDER_SHORT[self.order]})"
             if not parent:
                 return (f"The search starts at the root {self.names[parent]}, and a node always looks "
-                        f"at its first child, {name}: only children after a cut-off are skipped.",
+                        f"at {first}, {name}: only children after a cut-off are skipped.",
                         start + 1)
-            return (f"{self.who(parent)} is searched, and a node always looks at its first child "
+            return (f"{self.who(parent)} is searched, and a node always looks at {first} "
                     f"({name}): only children after a cut-off are skipped.", start + 1)
         previous = order[pos - 1]
         u = idx.update_after(parent, previous)
@@ -473,6 +595,38 @@ def _json_number(x: Any) -> Any:
     raise TypeError(f"cannot write {type(x).__name__} as JSON")
 
 
+def _alphabeta_params(kind: str, game: TreeGame, order: Any) -> dict[str, Any]:
+    if game.has_chance:
+        raise ParameterError(f"a {kind} drill is about alpha-beta, which has no chance nodes: use "
+                             "a tree without chance nodes (or a star1, c6, bab or bounds drill)")
+    return {"order": order or "given"}
+
+
+def _box(x: Any) -> str:
+    """A number as a form's text box holds it ("" for none)."""
+    return "" if x is None else fmt(x)
+
+
+def _run_part(run: Any, name: str) -> Any:
+    """A part of a record (a dict; empty when the record lacks it)."""
+    part = getattr(run, name, None)
+    return part if part is not None else {}
+
+
+def _record_move(run: Any, names: Mapping[Path, str]) -> str | None:
+    """The name of the root child a record moved to (None if it says no move)."""
+    move = getattr(run, "move", None)
+    if isinstance(move, int) and not isinstance(move, bool) and (move,) in names:
+        return names[(move,)]
+    return None
+
+
+def _field_error(fid: str, text: str) -> AnswerError:
+    err = AnswerError(text)
+    err.field = fid
+    return err
+
+
 def _parse(values: Mapping[str, Any], fid: str, *, optional: bool = False) -> Any:
     raw = values.get(fid, "")
     if optional and (raw is None or (isinstance(raw, str) and not raw.strip())):
@@ -500,6 +654,12 @@ class MinimaxDrill(Drill):
 
     kind = "minimax"
     title = "Minimax values"
+    label = "minimax values"
+
+    @property
+    def family(self) -> str:  # type: ignore[override]
+        """``"expectimax"`` on a tree with chance nodes, else ``"minimax"``."""
+        return "expectimax" if self.game.has_chance else "minimax"
 
     def _search(self) -> SearchResult:
         return expectimax(self.game, trace=True)
@@ -548,6 +708,21 @@ class MinimaxDrill(Drill):
                 out[f.id] = _parse(values, f.id, optional=True)
             elif values.get(f.id):
                 out[f.id] = values[f.id]
+        return out
+
+    def form(self, answer: Mapping[Any, Any]) -> dict[str, Any]:
+        given = {self.names[self.resolve(k)] if k != "move" else k: v for k, v in dict(answer).items()}
+        return {f.id: (given.get(f.id) or "") if f.kind == "choice" else _box(given.get(f.id))
+                for f in self.fields()}
+
+    def answer_from(self, run: Any) -> dict:
+        returned = _run_part(run, "returned")
+        out: dict[str, Any] = {}
+        for p in self._inner():
+            got = returned.get(p)
+            out[self.names[p]] = None if got is None else got[0]
+        if self.has_move:
+            out["move"] = _record_move(run, self.names)
         return out
 
     def check(self, answer: Mapping[Any, Any]) -> Verdict:
@@ -636,6 +811,16 @@ class _LeafSetDrill(Drill):
     def from_form(self, values: Mapping[str, Any]) -> list[str]:
         return [f.id for f in self.fields() if values.get(f.id) in (True, "true", "on", 1)]
 
+    def form(self, answer: Iterable[Any]) -> dict[str, Any]:
+        if isinstance(answer, (str, tuple)):
+            answer = [answer]
+        marked = {leaf.path for key in answer for leaf in self.node(self.resolve(key)).leaves()}
+        return {f.id: f.node in marked for f in self.fields()}
+
+    def answer_from(self, run: Any) -> list[str]:
+        seen = {path for kind, path in getattr(run, "events", ()) if kind == "leaf"}
+        return [self.names[leaf.path] for leaf in self.game.root.leaves() if leaf.path not in seen]
+
     def check(self, answer: Iterable[Any]) -> Verdict:
         if isinstance(answer, (str, tuple)):
             answer = [answer]
@@ -690,15 +875,31 @@ class PruningDrill(_LeafSetDrill):
 
     kind = "pruning"
     title = "Alpha-beta pruning"
+    label = "alpha-beta: leaves never looked at"
+    family = "alphabeta"
 
     def _setup(self, order: str = "given") -> None:
         if order not in ORDER_WORDS:
             raise AnswerError(f"unknown ordering {order!r}; choose one of {', '.join(ORDER_WORDS)}")
         self.order = order
 
+    @classmethod
+    def given_params(cls, game: TreeGame, *, order: Any = None, epsilon: Any = None,
+                     node: Any = None) -> dict[str, Any]:
+        return _alphabeta_params(cls.kind, game, order)
+
+    @classmethod
+    def seeded_choices(cls, pick: Any, level: int, *, order: Any = None,
+                       epsilon: Any = None) -> dict[str, Any]:
+        if order is None:
+            order = "given" if level <= 2 else pick.choice(("given", "given", "reversed", "best-first"))
+        return {"order": order}
+
+    def worthwhile(self) -> bool:
+        return bool(self.expected)          # something is pruned
+
     def _search(self) -> SearchResult:
-        order = _reversed_order if self.order == "reversed" else self.order
-        return alphabeta(self.game, order=order, trace=True)
+        return alphabeta(self.game, order=self.search_order, trace=True)
 
     def _search_name(self) -> str:
         return "alpha-beta"
@@ -729,15 +930,34 @@ class WindowDrill(Drill):
 
     kind = "window"
     title = "Alpha and beta"
+    label = "alpha-beta: alpha and beta at entry"
+    family = "alphabeta"
+    skippable = True
+    """Whether a node asked about may be one the search never enters (a 'never entered' box)."""
 
     def _setup(self, order: str = "given") -> None:
         if order not in ORDER_WORDS:
             raise AnswerError(f"unknown ordering {order!r}; choose one of {', '.join(ORDER_WORDS)}")
         self.order = order
 
+    @classmethod
+    def given_params(cls, game: TreeGame, *, order: Any = None, epsilon: Any = None,
+                     node: Any = None) -> dict[str, Any]:
+        return _alphabeta_params(cls.kind, game, order)
+
+    @classmethod
+    def seeded_choices(cls, pick: Any, level: int, *, order: Any = None,
+                       epsilon: Any = None) -> dict[str, Any]:
+        return {"order": order or "given"}
+
+    def worthwhile(self) -> bool:
+        inf = float("inf")
+        windows = self.expected.values()    # a window that moved, and a node never entered
+        return any(w is not None and w != (-inf, inf) for w in windows) \
+            and any(w is None for w in windows)
+
     def _search(self) -> SearchResult:
-        order = _reversed_order if self.order == "reversed" else self.order
-        return alphabeta(self.game, order=order, trace=True)
+        return alphabeta(self.game, order=self.search_order, trace=True)
 
     def _recipe_params(self) -> str:
         return f', order="{self.order}"' if self.order != "given" else ""
@@ -758,8 +978,9 @@ class WindowDrill(Drill):
             group = f"{self.who(p)}, child of {self.names[p[:-1]]}"
             name = self.names[p]
             out += [Field(f"{name}.alpha", f"alpha when {name} is entered", "number", p, group),
-                    Field(f"{name}.beta", f"beta when {name} is entered", "number", p, group),
-                    Field(f"{name}.skip", f"{name} is never entered", "toggle", p, group)]
+                    Field(f"{name}.beta", f"beta when {name} is entered", "number", p, group)]
+            if self.skippable:
+                out.append(Field(f"{name}.skip", f"{name} is never entered", "toggle", p, group))
         return out
 
     def _window(self, path: Path) -> tuple[Any, Any] | None:
@@ -777,12 +998,34 @@ class WindowDrill(Drill):
         out = {}
         for p in self._asked():
             name = self.names[p]
+            window = (_parse(values, f"{name}.alpha", optional=True),
+                      _parse(values, f"{name}.beta", optional=True))
             if values.get(f"{name}.skip") in (True, "true", "on", 1):
+                if window != _EMPTY:        # every box is read: a window and "never" say two things
+                    fid = f"{name}.alpha" if window[0] is not None else f"{name}.beta"
+                    raise _field_error(fid, f"you ticked '{name} is never entered' and gave {name} "
+                                            "a window: a node the search never enters has none, "
+                                            "so leave its α and β empty (or untick the box)")
                 out[name] = None
             else:
-                out[name] = (_parse(values, f"{name}.alpha", optional=True),
-                             _parse(values, f"{name}.beta", optional=True))
+                out[name] = window
         return out
+
+    def form(self, answer: Mapping[Any, Any]) -> dict[str, Any]:
+        given = {self.names[self.resolve(k)]: v for k, v in dict(answer).items()}
+        values: dict[str, Any] = {}
+        for p in self._asked():
+            name = self.names[p]
+            window = given.get(name, _EMPTY)
+            if self.skippable:
+                values[f"{name}.skip"] = window is None
+            window = window or _EMPTY
+            values[f"{name}.alpha"], values[f"{name}.beta"] = _box(window[0]), _box(window[1])
+        return values
+
+    def answer_from(self, run: Any) -> dict:
+        windows = _run_part(run, "windows")
+        return {self.names[p]: windows.get(p) for p in self._asked()}
 
     def check(self, answer: Mapping[Any, Any]) -> Verdict:
         given: dict[Path, Any] = {}
@@ -842,22 +1085,60 @@ class WindowDrill(Drill):
         order = idx.order(parent)
         pos = order.index(child)
         name, pname = self.names[path], self.names[parent]
+        how = f" ({ORDER_SHORT[self.order]})" if self.order != "given" else ""
         if pos == 0:
             e = idx.events[idx.enter[parent]]
-            return (f"{name} is the first child {pname} searches, so it gets the window {pname} "
-                    f"was entered with: α = {fmt(e.alpha)}, β = {fmt(e.beta)}.")
+            return (f"{name} is the first child {pname} searches{how}, so it gets the window "
+                    f"{pname} was entered with: α = {fmt(e.alpha)}, β = {fmt(e.beta)}.")
         previous = order[pos - 1]
         e = idx.events[idx.update_after(parent, previous)]
         prev = self.names[parent + (previous,)]
         got = _bounds(idx.returned(parent + (previous,)))
         nth = _ordinal(pos + 1)
         if self.node(parent).kind == "max":
-            return (f"{name} is the {nth} child {pname} searches: after child {prev} returned "
+            return (f"{name} is the {nth} child {pname} searches{how}: after child {prev} returned "
                     f"{got}, {pname} (MAX) has α = max(α, v) = {fmt(e.alpha)} and β = "
                     f"{fmt(e.beta)}, the window it passes on to {name}.")
-        return (f"{name} is the {nth} child {pname} searches: after child {prev} returned {got}, "
+        return (f"{name} is the {nth} child {pname} searches{how}: after child {prev} returned {got}, "
                 f"{pname} (MIN) has β = min(β, v) = {fmt(e.beta)} and α = {fmt(e.alpha)}, the "
                 f"window it passes on to {name}.")
+
+
+class RootDrill(WindowDrill):
+    """With what window does alpha-beta search each child of the root?
+
+    The root's window narrows as its children return: a MAX root searches each
+    child with α = the best value so far, a MIN root with β = the lowest.
+    Answer: a dict from child (name or path) to ``(alpha, beta)``; only the
+    root's inner children are asked (a leaf uses no window).
+
+    >>> from course.drills import make_drill
+    >>> from course.examples import aima_figure_5_2
+    >>> d = make_drill("root", tree=aima_figure_5_2())
+    >>> d.expected
+    {'B': (-inf, inf), 'C': (3, inf), 'D': (3, inf)}
+    >>> print(d.check({"B": ("-inf", "inf"), "C": ("-inf", "inf"), "D": ("-inf", "inf")}).explanation)
+    C is entered with α = 3, β = +∞, not α = −∞, β = +∞. C is the 2nd child A searches: after child B returned 3, A (MAX) has α = max(α, v) = 3 and β = +∞, the window it passes on to C.
+    """
+
+    kind = "root"
+    title = "The root's window"
+    label = "alpha-beta: the window of each root child"
+    skippable = False       # the root (entered with −∞, +∞) never cuts: every child is searched
+
+    def _asked(self) -> list[Path]:
+        return [c.path for c in self.game.root.children if not c.is_leaf]
+
+    def worthwhile(self) -> bool:
+        inf = float("inf")
+        return len(self._asked()) >= 2 and any(w != (-inf, inf) for w in self.expected.values())
+
+    @property
+    def question(self) -> str:
+        root = self.names[()]
+        return (f"Alpha-beta searches {ORDER_WORDS[self.order]}; the root {root} is entered with "
+                f"α = −∞, β = +∞. Write α and β as each child of {root} is entered (its inner "
+                "children: a leaf uses no window).")
 
 
 _EMPTY = (None, None)
@@ -866,276 +1147,3 @@ _EMPTY = (None, None)
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
-
-
-# =============================================================================================
-class _BoundedWords:
-    """Explanations for the searches with bounds (Star1, BAB): L, U, alpha, beta, epsilon."""
-
-    epsilon: Any
-    index: _Index
-
-    def _test(self, e: TraceEvent) -> tuple[bool, str]:
-        eps = self.epsilon or 0
-        right = fmt(e.alpha) if not eps else f"α + ε = {fmt(e.alpha)} + {fmt(eps)} = {fmt(e.alpha + eps)}"
-        left = f"β = {fmt(e.beta)}"
-        if e.beta <= e.alpha + eps:
-            return True, f"{left} ≤ {'α = ' if not eps else ''}{right}"
-        return False, f"{left} > {'α = ' if not eps else ''}{right}"
-
-    def _state_words(self, parent: Path, e: TraceEvent) -> str:
-        kind = self.node(parent).kind
-        rule = {"max": "L = max(L, L(c))", "min": "U = min(U, U(c))",
-                "chance": "L += p·(L(c) − vmin), U −= p·(vmax − U(c))"}[kind]
-        return (f"{rule} gives L = {fmt(e.lower)}, U = {fmt(e.upper)}; then α = max(L, α) = "
-                f"{fmt(e.alpha)} and β = min(U, β) = {fmt(e.beta)}")
-
-    def _no_cut_words(self, parent: Path, previous: int, e: TraceEvent, next_name: str) -> str:
-        got = _bounds(self.index.returned(parent + (previous,)))
-        prev = self.names[parent + (previous,)]
-        _, test = self._test(e)
-        return (f"At {self.who(parent)}, after child {prev} returned {got}: "
-                f"{self._state_words(parent, e)}. {test}, so {self.names[parent]} does not prune "
-                f"and goes on to {next_name}.")
-
-    def _why_cut(self, cut: int) -> str:
-        idx = self.index
-        e = idx.events[cut]
-        parent = e.path
-        u = idx.events[cut - 1]
-        last = self.names[parent + (u.child,)]
-        got = _bounds(idx.returned(parent + (u.child,)))
-        skipped = _names_list([self.names[parent + (i,)] for i in e.pruned])
-        never = "is" if len(e.pruned) == 1 else "are"
-        _, test = self._test(e)
-        return (f"At {self.who(parent)}, after child {last} returned {got}: "
-                f"{self._state_words(parent, e)}. {test}, and {last} is not "
-                f"{self.names[parent]}'s last child, so {self.names[parent]} prunes: {skipped} "
-                f"{never} never looked at.")
-
-
-class BabDrill(_BoundedWords, _LeafSetDrill):
-    """Which leaves does Bounded Alpha-Beta skip for a given epsilon?
-
-    >>> from course.drills import make_drill
-    >>> from course.examples import bab_figure3
-    >>> d = make_drill("bab", tree=bab_figure3(), epsilon=2)
-    >>> d.expected
-    ['D']
-    """
-
-    kind = "bab"
-    title = "Bounded Alpha-Beta"
-
-    def _setup(self, epsilon: Any = 1) -> None:
-        self.epsilon = parse_number(epsilon)
-        if isinstance(self.epsilon, float) or self.epsilon < 0:
-            raise AnswerError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
-
-    def _search(self) -> SearchResult:
-        return bab(self.game, epsilon=self.epsilon, trace=True)
-
-    def _search_name(self) -> str:
-        return f"Bounded Alpha-Beta with ε = {fmt(self.epsilon)}"
-
-    @property
-    def question(self) -> str:
-        return (f"Bounded Alpha-Beta with ε = {fmt(self.epsilon)} searches each node's children "
-                f"left to right, starting from L = vmin = {fmt(self.game.vmin)}, U = vmax = "
-                f"{fmt(self.game.vmax)}, and prunes when β ≤ α + ε after a child that is not the "
-                "last. Mark every leaf it never looks at.")
-
-    def _recipe_params(self) -> str:
-        return f", epsilon={self.epsilon!r}" if not isinstance(self.epsilon, Fraction) \
-            else f', epsilon="{fmt(self.epsilon)}"'
-
-
-class Star1Drill(_BoundedWords, Drill):
-    """Star1's bounds L and U at one chance node after each child, and whether it cuts.
-
-    Answer: ``{"rows": [(L, U), ...], "stop": child}``: the node's ``(L, U)``
-    after each child it takes in, in order, and the child after which it cuts
-    (name or 1-based position), or None if it searches every child.
-
-    >>> from course.drills import make_drill
-    >>> from course.examples import chance_note_game
-    >>> d = make_drill("star1", tree=chance_note_game(u_a2_c1=-1), node=(1,))
-    >>> d.expected
-    {'rows': [(Fraction(-1, 1), Fraction(-3, 5))], 'stop': 'F'}
-    >>> print(d.check({"rows": [(-1, "-1/2")], "stop": "F"}).explanation)
-    After F (probability 4/5, worth −1), C has L = −1 and U = −3/5 (not L = −1, U = −1/2): before any child L = vmin = −1 and U = vmax = 1; the child replaces its share of vmin in L and of vmax in U: L = −1 + 4/5·(−1 − (−1)) = −1, U = 1 − 4/5·(1 − (−1)) = −3/5.
-    """
-
-    kind = "star1"
-    title = "Star1 at a chance node"
-    epsilon = 0
-
-    def _setup(self, node: Path | None = None) -> None:
-        self._node = node
-
-    def _search(self) -> SearchResult:
-        result = star1(self.game, trace=True)
-        idx = _Index(tuple(result.trace.events))
-        if self._node is None:
-            entered = [p for p in idx.enter if self.node(p).kind == "chance"]
-            if not entered:
-                raise AnswerError("Star1 enters no chance node of this tree: there is nothing to ask")
-            self._node = entered[-1]
-        else:
-            path = self._node if isinstance(self._node, tuple) else self.resolve(self._node)
-            if self.node(path).kind != "chance":
-                raise AnswerError(f"node {self.names.get(path, path)} is not a chance node")
-            if path not in idx.enter:
-                raise AnswerError(f"Star1 never enters {self.names[path]}: choose a chance node "
-                                  "it searches")
-            self._node = path
-        return result
-
-    @property
-    def chance_node(self) -> Path:
-        """The chance node the drill asks about."""
-        return self._node
-
-    def _recipe_params(self) -> str:
-        return f", node={self._node!r}"
-
-    @property
-    def question(self) -> str:
-        n = self._node
-        e = self.index.events[self.index.enter[n]]
-        return (f"Star1 enters the chance node {self.names[n]} with α = {fmt(e.alpha)}, "
-                f"β = {fmt(e.beta)}; every leaf lies in [vmin, vmax] = [{fmt(self.game.vmin)}, "
-                f"{fmt(self.game.vmax)}]. Write {self.names[n]}'s bounds L and U after each child, "
-                "left to right, and say after which child (if any) it cuts.")
-
-    def _children(self) -> list[Path]:
-        return [c.path for c in self.node(self._node).children]
-
-    def fields(self) -> list[Field]:
-        out = []
-        n = self._node
-        node = self.node(n)
-        for k, c in enumerate(self._children(), 1):
-            name = self.names[c]
-            group = f"after child {name} (probability {fmt(node.probabilities[k - 1])})"
-            out += [Field(f"row{k}.L", f"L after {name}", "number", c, group),
-                    Field(f"row{k}.U", f"U after {name}", "number", c, group)]
-        options = tuple((self.names[c], f"after {self.names[c]}") for c in self._children()[:-1])
-        options += (("none", "never: it searches every child"),)
-        out.append(Field("stop", f"{self.names[n]} cuts", "choice", n, "the cut-off", options))
-        return out
-
-    def _rows(self) -> list[tuple[Any, Any]]:
-        return [(self.index.events[i].lower, self.index.events[i].upper)
-                for i in self.index.updates.get(self._node, [])]
-
-    def _stop(self) -> str | None:
-        cut = self.index.cutoff.get(self._node)
-        if cut is None:
-            return None
-        return self.names[self._node + (self.index.events[cut - 1].child,)]
-
-    @property
-    def expected(self) -> dict:
-        return {"rows": self._rows(), "stop": self._stop()}
-
-    def from_form(self, values: Mapping[str, Any]) -> dict:
-        rows = []
-        for k in range(1, len(self._children()) + 1):
-            L = _parse(values, f"row{k}.L", optional=True)
-            U = _parse(values, f"row{k}.U", optional=True)
-            if L is None and U is None:
-                break
-            rows.append((L, U))
-        stop = values.get("stop") or None
-        return {"rows": rows, "stop": None if stop == "none" else stop}
-
-    def check(self, answer: Mapping[str, Any]) -> Verdict:
-        rows = [tuple(None if x is None else parse_number(x) for x in row)
-                for row in answer.get("rows", [])]
-        stop = answer.get("stop")
-        children = self._children()
-        if isinstance(stop, int):
-            if not 1 <= stop <= len(children):
-                raise AnswerError(f"stop must be a child position 1..{len(children)}, got {stop}")
-            stop = self.names[children[stop - 1]]
-        elif stop is not None:
-            stop = self.names[self.resolve(stop)]
-        want_rows, want_stop = self._rows(), self._stop()
-        n = self._node
-        updates = self.index.updates.get(n, [])
-        total = len(want_rows) * 2 + 1
-        wrong_ids: list[str] = []
-        first: tuple[str, int] | None = None
-        for k, (want, i) in enumerate(zip(want_rows, updates), 1):
-            got = rows[k - 1] if k - 1 < len(rows) else (None, None)
-            for part, w, g in (("L", want[0], got[0]), ("U", want[1], got[1])):
-                if not same(g, w):
-                    wrong_ids.append(f"row{k}.{part}")
-                    first = first or ("row", k)
-        stop_wrong = stop != want_stop
-        if stop_wrong:
-            wrong_ids.append("stop")
-        right = total - len(wrong_ids)
-        if not wrong_ids:
-            words = (f"Right: {self.names[n]} cuts after {want_stop}." if want_stop
-                     else f"Right: {self.names[n]} searches every child; its value is "
-                          f"{_bounds(self.index.returned(n))}.")
-            return Verdict(True, words, right=total, total=total)
-        # the first difference in search order: a row, or the cut decision after a row
-        stop_at = (self._position(stop) if stop else None)
-        want_at = (self._position(want_stop) if want_stop else None)
-        decision_k = min(x for x in (stop_at, want_at, len(want_rows) + 1) if x is not None)
-        if first is not None and first[1] <= decision_k:
-            k = first[1]
-            got = rows[k - 1] if k - 1 < len(rows) else (None, None)
-            return Verdict(False, self._row_words(k, got), node=children[k - 1],
-                           upto=updates[k - 1] + 1, wrong=tuple(wrong_ids), right=right, total=total)
-        # the rows up to the decision are right: the cut decision differs
-        if want_stop is not None and (stop_at is None or stop_at > want_at):
-            cut = self.index.cutoff[n]
-            return Verdict(False, self._why_cut(cut), node=n, upto=cut + 1,
-                           wrong=tuple(wrong_ids), right=right, total=total)
-        k = stop_at
-        i = updates[k - 1]
-        e = self.index.events[i]
-        _, test = self._test(e)
-        words = (f"{self.names[n]} does not cut after {stop}: {self._state_words(n, e)}; "
-                 f"{test}, so it goes on to {self.names[children[k]]}.")
-        return Verdict(False, words, node=n, upto=i + 1, wrong=tuple(wrong_ids), right=right,
-                       total=total)
-
-    def _position(self, name: str) -> int:
-        return self._children().index(self.resolve(name)) + 1
-
-    def _row_words(self, k: int, got: tuple[Any, Any]) -> str:
-        n = self._node
-        node = self.node(n)
-        child = self._children()[k - 1]
-        p = node.probabilities[k - 1]
-        lc, uc = self.index.returned(child)
-        if k == 1:
-            L0, U0 = self.game.vmin, self.game.vmax
-            before = f"before any child L = vmin = {fmt(L0)} and U = vmax = {fmt(U0)}"
-        else:
-            prev = self.index.events[self.index.updates[n][k - 2]]
-            L0, U0 = prev.lower, prev.upper
-            before = f"after {self.names[self._children()[k - 2]]}, L = {fmt(L0)} and U = {fmt(U0)}"
-        e = self.index.events[self.index.updates[n][k - 1]]
-        said = ("you left it empty" if got[0] is None and got[1] is None
-                else f"not L = {fmt(got[0])}, U = {fmt(got[1])}")
-        vmin, vmax = self.game.vmin, self.game.vmax
-        return (f"After {self.names[child]} (probability {fmt(p)}, worth {_bounds((lc, uc))}), "
-                f"{self.names[n]} has L = {fmt(e.lower)} and U = {fmt(e.upper)} ({said}): "
-                f"{before}; the child replaces its share of vmin in L and of vmax in U: "
-                f"L = {fmt(L0)} + {fmt(p)}·({fmt(lc)} − {_op(vmin)}) = {fmt(e.lower)}, "
-                f"U = {fmt(U0)} − {fmt(p)}·({fmt(vmax)} − {_op(uc)}) = {fmt(e.upper)}.")
-
-
-KIND_CLASSES: dict[str, type[Drill]] = {
-    "minimax": MinimaxDrill,
-    "pruning": PruningDrill,
-    "window": WindowDrill,
-    "star1": Star1Drill,
-    "bab": BabDrill,
-}

@@ -30,23 +30,26 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ParameterError
-from ..games.chen import ChenTree, selective_sweep
+from ..games.chen import ChenTree, ChenTreeTop, selective_sweep
 from ..theory import nodes_generated
 from .common import (ExperimentOutput, Progress, derive_seed, format_table, mean_ci,
                      new_figure, parallel_map, save_figure, write_csv)
-from .paper import CHEN_CASES, CHEN_ERRORS, CHEN_NODE_VALUE, CHEN_NODES
+from .paper import CHEN_CASES, CHEN_ERRORS, CHEN_NODE_TABLE, CHEN_NODE_VALUE, CHEN_NODES
 
-__all__ = ["run_chen", "simulate", "paper_simulations"]
+__all__ = ["run_chen", "simulate", "paper_simulations", "paired_difference"]
 
 
 def paper_simulations(table: str) -> int:
-    """How many simulations a table's printed precision implies.
+    """The largest number of simulations a table's printed digits allow.
 
     Each error is a mean of integers over ``N`` simulations, so every entry
-    is a multiple of ``1/N`` and ``N`` is a multiple of ``1/(the largest step
-    that divides every entry)``.  Table 1 prints 3 decimals that need
-    ``N = 1000``; every entry of Table 3 is a multiple of 0.005, consistent
-    with ``N = 200`` (the paper says "at least 1000").
+    is a multiple of ``1/N``; this returns ``1000`` divided by the largest
+    step (in thousandths) that divides every entry.  For Table 1 that is just
+    its printed precision: any number printed with three decimals is a
+    multiple of 1/1000, which says nothing about ``N`` (the text says "at
+    least 1000").  Every entry of Table 3 is a multiple of 0.005, which
+    three-decimal means would rarely all be by chance: Table 3 looks like
+    means over 200 simulations.
 
     >>> paper_simulations("table1"), paper_simulations("table3")
     (1000, 200)
@@ -56,10 +59,40 @@ def paper_simulations(table: str) -> int:
     return 1000 // step
 
 
+def paired_difference(deep, shallow) -> tuple[float, float]:
+    """Mean and standard error of ``deep - shallow``, decision by decision.
+
+    Every ``(d, s)`` of :func:`simulate` decides at the same nodes, so two
+    cells are compared on their differences node by node: the noise the two
+    share (a hard node is hard at every depth) cancels, and the standard error
+    of the difference is smaller than the two cells' own would suggest.
+
+    Parameters
+    ----------
+    deep, shallow : array of numbers
+        Decision errors at the same nodes, in the same order.
+
+    Returns
+    -------
+    (float, float)
+        The mean difference and its standard error (``nan`` for one decision).
+
+    Examples
+    --------
+    >>> paired_difference([1, 0, 2, 1], [1, 1, 2, 2])
+    (-0.5, 0.28867513459481287)
+    """
+    diff = np.asarray(deep, dtype=float) - np.asarray(shallow, dtype=float)
+    if diff.shape != np.shape(shallow) or diff.ndim != 1 or diff.size == 0:
+        raise ParameterError("paired_difference needs two equally long, non-empty rows of errors")
+    se = float(diff.std(ddof=1) / math.sqrt(diff.size)) if diff.size > 1 else math.nan
+    return float(diff.mean()), se
+
+
 def _tree_task(task: tuple) -> dict:
     """One tree: every node of height h1 (up to ``count``), every (d, s)."""
-    b, h, h1, max_arc, seed, count, depths, skips = task
-    tree = ChenTree(b, h, max_arc=max_arc, seed=seed)
+    b, h, h1, max_arc, seed, count, depths, skips, last_level = task
+    tree = (ChenTreeTop if last_level == "max" else ChenTree)(b, h, max_arc=max_arc, seed=seed)
     roots = tree.nodes_at_height(h1)[:count]
     outcomes = selective_sweep(tree, roots, depths=depths, skips=skips)
     return {
@@ -72,7 +105,7 @@ def _tree_task(task: tuple) -> dict:
 
 def simulate(b: int, h: int, h1: int, *, simulations: int, depths=None, skips=None,
              max_arc: int = 9, seed: int = 0, jobs: int = 1, quiet: bool = True,
-             label: str = "chen") -> dict:
+             label: str = "chen", last_level: str = "arcs") -> dict:
     """Run Chen's simulation for one ``(b, h, h1)`` case.
 
     Parameters
@@ -95,6 +128,13 @@ def simulate(b: int, h: int, h1: int, *, simulations: int, depths=None, skips=No
         No progress lines.
     label : str
         Progress label.
+    last_level : {"arcs", "max"}
+        ``"arcs"`` draws every leaf's arc (:class:`~course.games.chen.ChenTree`, Chen's
+        trees as he describes them); ``"max"`` draws, for each node above the leaves,
+        only the largest of its leaf arcs, from that maximum's exact distribution
+        (:class:`~course.games.chen.ChenTreeTop`): the decision errors have the same
+        distribution, the trees cost ``b`` times fewer random numbers, but they are
+        other trees (other numbers for the same seed).  ``"max"`` needs ``h1 >= 2``.
 
     Returns
     -------
@@ -116,18 +156,25 @@ def simulate(b: int, h: int, h1: int, *, simulations: int, depths=None, skips=No
     (15, 6, 2)
     >>> bool((out["errors"][3, 0] == 0).all())     # a full-depth full-width search is exact
     True
+    >>> fast = simulate(3, 4, 3, simulations=6, depths=[1, 3], skips=[0, 1], last_level="max")
+    >>> fast["nodes"] == out["nodes"], bool((fast["errors"][3, 0] == 0).all())
+    (True, True)
     """
     for name, value, least in (("b", b, 2), ("h", h, 1), ("h1", h1, 1), ("simulations", simulations, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ParameterError(f"{name} must be an integer >= {least}, got {value!r}")
     if h1 > h:
         raise ParameterError(f"the node height h1={h1} cannot exceed the tree height h={h}")
+    if last_level not in ("arcs", "max"):
+        raise ParameterError(f"last_level must be 'arcs' or 'max', got {last_level!r}")
+    if last_level == "max" and h1 < 2:
+        raise ParameterError("last_level='max' keeps no leaves: it needs decision nodes of height h1 >= 2")
     depths = list(range(1, h1 + 1)) if depths is None else sorted(set(depths))
     skips = list(range(0, max(1, b - 1))) if skips is None else sorted(set(skips))
     per_tree = b ** (h - h1)
     trees = -(-simulations // per_tree)
     tasks = [(b, h, h1, max_arc, derive_seed(seed, b, h, h1, t),
-              min(per_tree, simulations - t * per_tree), depths, skips) for t in range(trees)]
+              min(per_tree, simulations - t * per_tree), depths, skips, last_level) for t in range(trees)]
     progress = Progress(label, len(tasks), enabled=not quiet)
     parts = parallel_map(_tree_task, tasks, jobs=jobs, progress=progress)
     nodes = parts[0]["nodes"]
@@ -155,7 +202,7 @@ def _plot(results: list[tuple[str, tuple, dict]], path: Path) -> Path:
             line = ax.errorbar(x, [m for m, _ in stats], yerr=[0 if math.isnan(c) else c for _, c in stats],
                                marker="o", ms=3, capsize=2, label=f"s={s}")
             if paper:
-                px = [math.log10(CHEN_NODES[table][k]) for k in keys if k in paper]
+                px = [math.log10(CHEN_NODES[CHEN_NODE_TABLE[table]][k]) for k in keys if k in paper]
                 ax.plot(px, [paper[k] for k in keys if k in paper], ls=":", marker="x", ms=4,
                         color=line.lines[0].get_color())
         ax.set(xlabel="log10(nodes generated per search)", ylabel="average decision error (points)",
@@ -169,7 +216,7 @@ def _plot(results: list[tuple[str, tuple, dict]], path: Path) -> Path:
 
 def run_chen(*, out: Path, cases=None, simulations: int | dict | None = None, max_arc: int = 9,
              depths=None, skips=None, seed: int = 0, jobs: int = 1,
-             quiet: bool = False) -> ExperimentOutput:
+             quiet: bool = False, last_level: str = "arcs") -> ExperimentOutput:
     """Chen's Tables 1-4: decision errors and node counts of selective search.
 
     Parameters
@@ -182,7 +229,7 @@ def run_chen(*, out: Path, cases=None, simulations: int | dict | None = None, ma
         Simulations per case (or a dict ``case -> count``); default the number
         each table's precision implies (:func:`paper_simulations`: 1000 and
         200), and 1000 for other cases.
-    max_arc, depths, skips, seed, jobs, quiet
+    max_arc, depths, skips, seed, jobs, quiet, last_level
         As for :func:`simulate`.
 
     Returns
@@ -190,8 +237,10 @@ def run_chen(*, out: Path, cases=None, simulations: int | dict | None = None, ma
     ExperimentOutput
         ``summary[case]`` holds ``"errors"`` (``(d, s) -> (mean, ci)``),
         ``"nodes"``, ``"nodes_match"`` (counted == the paper's table, or None),
-        ``"within_ci"`` (share of the paper's errors inside our 95% interval)
-        and ``"node_value"`` (mean ``|v|`` of the decision nodes).
+        ``"within_ci"`` (share of the paper's errors inside our 95% interval),
+        ``"node_value"`` (mean ``|v|`` of the decision nodes) and ``"deeper"``
+        (``s -> (mean, standard error)`` of the paired difference between the
+        errors at the deepest depth and at the middle one, :func:`paired_difference`).
 
     Examples
     --------
@@ -218,9 +267,10 @@ def run_chen(*, out: Path, cases=None, simulations: int | dict | None = None, ma
         if n is None:
             n = paper_simulations(table) if table else 1000
         sim = simulate(b, h, h1, simulations=n, depths=depths, skips=skips, max_arc=max_arc,
-                       seed=seed, jobs=jobs, quiet=quiet, label=f"chen {name}")
+                       seed=seed, jobs=jobs, quiet=quiet, label=f"chen {name}",
+                       last_level=last_level if h1 >= 2 else "arcs")
         paper_err = CHEN_ERRORS.get(table, {}) if table and max_arc == 9 else {}
-        paper_nodes = CHEN_NODES.get(table, {}) if table else {}
+        paper_nodes = CHEN_NODES[CHEN_NODE_TABLE[table]] if table else {}
         cell_stats, inside, compared = {}, 0, 0
         for (d, s), count in sorted(sim["nodes"].items()):
             mean, ci = mean_ci(sim["errors"][d, s])
@@ -240,7 +290,12 @@ def run_chen(*, out: Path, cases=None, simulations: int | dict | None = None, ma
                        if paper_nodes else None)
         values = sim["values"]
         node_value = float(np.abs(values).mean())
+        d_all = sorted({d for d, _ in sim["nodes"]})
+        deep, middle = d_all[-1], d_all[(len(d_all) - 1) // 2]
+        deeper = {s: paired_difference(sim["errors"][deep, s], sim["errors"][middle, s])
+                  for s in sorted({s for _, s in sim["nodes"]})} if deep != middle else {}
         summary[name] = {"errors": cell_stats, "nodes": dict(sim["nodes"]), "nodes_match": nodes_match,
+                         "deeper": deeper,
                          "within_ci": (inside / compared) if compared else None,
                          "node_value": node_value, "mean_value": float(values.mean()),
                          "simulations": n, "trees": sim["trees"]}
@@ -255,7 +310,8 @@ def run_chen(*, out: Path, cases=None, simulations: int | dict | None = None, ma
             ["d \\ s"] + [str(s) for s in s_list],
             [[d] + [cell(d, s) for s in s_list] for d in d_list],
             title=f"chen {name}: b={b}, h={h}, h1={h1}, arcs 0..{max_arc}, N={n} "
-                  f"({sim['trees']} trees): mean decision error" +
+                  f"({sim['trees']} trees{', leaf level drawn as best arcs' if last_level == 'max' and h1 >= 2 else ''}): "
+                  "mean decision error" +
                   (" (Chen's value in brackets)" if paper_err else ""),
         ))
         half = max((c for _, c in cell_stats.values() if not math.isnan(c)), default=math.nan)
@@ -270,6 +326,10 @@ def run_chen(*, out: Path, cases=None, simulations: int | dict | None = None, ma
         else:
             text.append(f"  nodes generated per search ({counted}, ...)")
         reference = CHEN_NODE_VALUE.get(table) if table and max_arc == 9 else None
+        if deeper:
+            text.append(f"  searching deeper, decision by decision: error at d={deep} minus error at "
+                        f"d={middle} (mean ± standard error): " + ", ".join(
+                            f"s={s}: {m:+.3f} ± {se:.3f}" for s, (m, se) in deeper.items()))
         text.append(f"  average |v| of the decision nodes: {node_value:.2f}"
                     + (f" (Chen: {reference})" if reference is not None else "")
                     + f"; mean v {values.mean():.2f}")

@@ -173,6 +173,10 @@ def _specific(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--max-arc", type=int, help="arc gains are 0..MAX_ARC (default 9)")
         p.add_argument("--depths", type=_int_list, help="search depths (default 1..h1)")
         p.add_argument("--skips", type=_int_list, help="skip numbers (default 0..b-2)")
+        p.add_argument("--last-level", choices=("arcs", "max"),
+                       help="arcs: draw every leaf's arc (default); max: draw only the best arc below "
+                            "each node above the leaves, from its exact distribution (same "
+                            "distribution of errors, other trees, several times faster)")
     elif name == "alphabeta-ordering":
         p.add_argument("--branching", type=int, help=f"branching factor ({d('branching')})")
         p.add_argument("--depths", type=_int_list, help=f"depths ({d('depths')})")
@@ -235,7 +239,7 @@ def run_experiment(name: str, args: argparse.Namespace) -> ExperimentOutput:
                            for case in cases}
         return run_chen(cases=cases, simulations=simulations, max_arc=v("max_arc"),
                         depths=getattr(args, "depths", None), skips=getattr(args, "skips", None),
-                        **common)
+                        last_level=getattr(args, "last_level", None) or "arcs", **common)
     if name == "alphabeta-ordering":
         return run_alphabeta_ordering(branching=v("branching"), depths=v("depths"),
                                       instances=v("instances"), **common)

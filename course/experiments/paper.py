@@ -15,6 +15,9 @@ References
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 __all__ = [
     "BAB_RT_ER_AT_EPS32",
     "BAB_RT_AMB_DEPTH9",
@@ -23,6 +26,7 @@ __all__ = [
     "CHEN_CASES",
     "CHEN_ERRORS",
     "CHEN_NODES",
+    "CHEN_NODE_TABLE",
     "CHEN_NODE_VALUE",
 ]
 
@@ -99,11 +103,53 @@ CHEN_ERRORS: dict[str, dict[tuple[int, int], float]] = {
 }
 """Average decision error in points, ``(d, s) -> error`` (Tables 1 and 3)."""
 
-CHEN_NODES: dict[str, dict[tuple[int, int], int]] = {
-    "table1": _grid(_T2, int),
-    "table3": _grid(_T4, int),
-}
-"""Nodes generated per search, ``(d, s) -> count`` (Tables 2 and 4, for the cases of 1 and 3)."""
+class _RenamedKeys(dict):
+    """A dict whose keys were renamed: an old key still works, with a :class:`DeprecationWarning`.
+
+    Iteration, ``len`` and ``keys()`` show the new keys only.
+    """
+
+    def __init__(self, name: str, data: dict, renamed: dict[str, str]) -> None:
+        super().__init__(data)
+        self._name, self._renamed = name, dict(renamed)
+
+    def _key(self, key: Any) -> Any:
+        new = self._renamed.get(key) if isinstance(key, str) else None
+        if new is None:
+            return key
+        warnings.warn(f"{self._name}[{key!r}] is Chen's {new.replace('table', 'Table ')}: "
+                      f"use {self._name}[{new!r}]", DeprecationWarning, stacklevel=3)
+        return new
+
+    def __getitem__(self, key: Any) -> Any:
+        return super().__getitem__(self._key(key))
+
+    def __contains__(self, key: Any) -> bool:
+        return super().__contains__(self._key(key))
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return super().get(self._key(key), default)
+
+
+CHEN_NODE_TABLE: dict[str, str] = {"table1": "table2", "table3": "table4"}
+"""The table of node counts for the setting of each error table (Table 2 goes with Table 1)."""
+
+CHEN_NODES: dict[str, dict[tuple[int, int], int]] = _RenamedKeys(
+    "CHEN_NODES", {"table2": _grid(_T2, int), "table4": _grid(_T4, int)}, CHEN_NODE_TABLE)
+"""Nodes generated per search, ``(d, s) -> count``: ``"table2"`` and ``"table4"``.
+
+The keys used to be the error tables' names (``"table1"`` for Table 2's counts); they still
+work, with a :class:`DeprecationWarning`:
+
+>>> import warnings
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     old = CHEN_NODES["table1"]
+>>> old is CHEN_NODES["table2"], str(caught[0].message)
+(True, "CHEN_NODES['table1'] is Chen's Table 2: use CHEN_NODES['table2']")
+>>> sorted(CHEN_NODES)
+['table2', 'table4']
+"""
 
 CHEN_NODE_VALUE: dict[str, float] = {"table1": 4.3, "table3": 8.9}
 """"The average game theoretic node value", given for comparison under Tables 1 and 3."""

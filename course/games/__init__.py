@@ -4,6 +4,8 @@
 game                           what it shows
 =============================  ==============================================================
 :class:`TicTacToe`             a complete game tree small enough to search whole (value 0)
+:class:`ConnectFour`           connect four on a board of any size (4 x 4 and 5 x 4 for speed):
+                               transpositions and iterative deepening
 :class:`Pig`                   dice: chance nodes, expectimax and Star1 on an exact game
 :class:`CopsAndRobbers`        the BAB paper's pursuit domain, deterministic or stochastic,
                                searched to a depth limit with a distance heuristic
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import importlib
 
+from .connect_four import ConnectFour, ConnectFourState
 from .cops_robbers import CopsAndRobbers, CopsRobbersState
 from .openspiel import OpenSpielGame
 from .pacman_corridor import CorridorState, PacmanCorridor
@@ -33,6 +36,7 @@ from .tictactoe import TicTacToe, TicTacToeState
 
 __all__ = [
     "TicTacToe", "TicTacToeState",
+    "ConnectFour", "ConnectFourState",
     "Pig", "PigState",
     "CopsAndRobbers", "CopsRobbersState",
     "PacmanCorridor", "CorridorState",

@@ -22,7 +22,11 @@ command                                            what it does
 =================================================  ===============================================
 
 Every command takes ``--root DIR``, the course directory (default: the current
-one).  Problems an instructor must fix end with exit status 2 and one line on
+one).  The commands that change grades or their inputs hold the course lock while they run, and
+those that read grades a shared one (:mod:`.run_lock`): a command that finds the course busy
+stops at once, naming the other.  Whatever a command prints passes through
+:mod:`.safe_text`: no character a student wrote reaches the terminal as a command.
+Problems an instructor must fix end with exit status 2 and one line on
 standard error; ``collect-zip`` ends with status 1 when it refused entries,
 found ambiguous ones or roster students with nothing; a submission that cannot be graded never stops the others
 (it is listed, with the reason, in the grading report and in ``grades.csv``); ``autograde``
@@ -117,10 +121,45 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_lock(args: argparse.Namespace, argv: Sequence[str] | None):
+    """The course lock the command takes (:mod:`.run_lock`), or a context that takes none."""
+    import contextlib
+
+    from .run_lock import LOCKS, course_lock
+
+    mode = LOCKS.get(args.command)
+    if (args.command == "remove-student" and not args.yes) or \
+            (args.command == "approve-config" and args.show):
+        mode = "shared"                       # only says what it would do
+    if mode is None:
+        return contextlib.nullcontext()
+    words = list(sys.argv[1:] if argv is None else argv)
+    return course_lock(args.root, "python -m course.grading " + " ".join(words),
+                       shared=mode == "shared")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; return the exit status."""
+    """Run one command; return the exit status.
+
+    What it prints goes through :class:`~.safe_text.ConsoleStream`: no character of a
+    submission (a name, a line a cell printed) reaches the terminal as a command.
+    """
+    from .safe_text import ConsoleStream
+
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ConsoleStream(out), ConsoleStream(err)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    import contextlib
+
     args = build_parser().parse_args(argv)
     from .autograde import autograde
+    from .safe_text import console_text
     from .course_dir import prepare
     from .intake.lms_zip import collect_zip
     from .release import release, student_bundle
@@ -129,7 +168,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .results.summary import summary
 
     status = 0
+    held = contextlib.ExitStack()
     try:
+        held.enter_context(_command_lock(args, argv))     # one grading command at a time
         if args.command == "prepare":
             prepare(args.root, log=print)
             from .autograde.approval import ConfigNotApproved, check_config_approved
@@ -150,9 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             done = collect_zip(args.zip, args.submissions, root=args.root, assignment=args.assignment,
                                log=lambda line: print(f"WARNING: {line}"))
             for student, assignment, name, _ in done.collected:
-                print(f"{student}/{assignment}/{name}")
+                print(console_text(f"{student}/{assignment}/{name}"))
             for note in done.notes:
-                print(f"note: {note}")
+                print(f"note: {console_text(note)}")
             print(f"{len(done.collected)} files collected into {args.submissions}; "
                   f"{len(done.refused)} refused, {len(done.ambiguous)} ambiguous, "
                   f"{len(done.ignored)} ignored")
@@ -244,12 +285,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "remove-student":
             from .term import remove_student
 
-            removal = remove_student(args.root, args.student, dry_run=not args.yes, log=print)
+            removal = remove_student(args.root, args.student, dry_run=not args.yes,
+                                     log=lambda line: print(console_text(line)))
             if not args.yes:
                 for line in removal.lines():
-                    print(f"would remove {line}")
+                    print(f"would remove {console_text(line)}")
                 for path in removal.exchange:
-                    print(f"would leave in the exchange (the student's files): {path}")
+                    print(f"would leave in the exchange (the student's files): {console_text(path)}")
                 print("nothing removed: add --yes to remove")
         elif args.command == "summary":
             summary(args.root, args.output_dir, log=print)
@@ -258,6 +300,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        held.close()
     return status
 
 

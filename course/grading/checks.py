@@ -43,6 +43,7 @@ course.grading.failures.WrongLeaves: minimax value on AIMA figure 5.2: your func
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -65,9 +66,36 @@ __all__ = [
 ]
 
 
+#: The pruning rule in words under ``strict=True``, by reference search (see :func:`check`).
+STRICT_RULES = {
+    "alphabeta": ("alpha-beta cuts at a MAX node when v > beta and at a MIN node when v < alpha "
+                  "(never on equality: CS188's rule), testing before it updates alpha or beta"),
+    "star1": ("the node prunes when beta < alpha (never on equality) after taking in a child that "
+              "is not its last, with alpha = max(L, alpha) and beta = min(U, beta) updated first"),
+    "bab": ("the node prunes when beta < alpha + epsilon (never on equality) after taking in a "
+            "child that is not its last, with alpha = max(L, alpha) and beta = min(U, beta) "
+            "updated first"),
+}
+
+
+def _task(task: str, strict: bool):
+    """The task's specification, with the strict pruning rule if asked for."""
+    if task not in TASKS:
+        raise CheckFailed(f"unknown task {task!r}; known tasks: {', '.join(TASKS)}")
+    spec = TASKS[task]
+    if not isinstance(strict, bool):
+        raise CheckFailed(f"strict must be True or False, got {strict!r}")
+    if strict:
+        if spec.reference not in STRICT_RULES:
+            raise CheckFailed(f"strict=True applies to the pruning searches "
+                              f"({', '.join(STRICT_RULES)}), not to {task}")
+        spec = dataclasses.replace(spec, strict=True, rule=STRICT_RULES[spec.reference])
+    return spec
+
+
 def check(task: str, fn: Callable, cases: Any, *, depth: int | None = None,
           epsilon: Any = None, time_limit: float | None = DEFAULT_TIME_LIMIT,
-          show: bool = True) -> None:
+          show: bool = True, strict: bool = False) -> None:
     """Check a student's function against the reference search on some cases.
 
     Parameters
@@ -84,6 +112,11 @@ def check(task: str, fn: Callable, cases: Any, *, depth: int | None = None,
         Seconds allowed per case.
     show : bool
         In a notebook, draw a small failing tree with both searches' visits.
+    strict : bool
+        Compare with the reference search run with ``strict=True``: it prunes only on a
+        strict inequality (v > beta, v < alpha; beta < alpha + epsilon), the rule CS188's
+        autograder requires, instead of the course's pruning on equality.  For the tasks
+        whose reference is alpha-beta, Star1 or BAB (an instructor's choice per assignment).
 
     Returns
     -------
@@ -99,9 +132,7 @@ def check(task: str, fn: Callable, cases: Any, *, depth: int | None = None,
     CheckFailed
         If ``fn`` is not callable or a case lacks a needed parameter.
     """
-    if task not in TASKS:
-        raise CheckFailed(f"unknown task {task!r}; known tasks: {', '.join(TASKS)}")
-    spec = TASKS[task]
+    spec = _task(task, strict)
     name = spec.signature.split("(")[0]
     if not callable(fn):
         raise CheckFailed(f"{name} must be a function, but it is {type(fn).__name__} {fn!r}; "
@@ -131,7 +162,7 @@ def check(task: str, fn: Callable, cases: Any, *, depth: int | None = None,
 
 
 def explain(task: str, fn: Callable, case: Any, *, time_limit: float | None = DEFAULT_TIME_LIMIT,
-            show: bool = True) -> Comparison:
+            show: bool = True, strict: bool = False) -> Comparison:
     """Compare a student's function with the reference on one case, without raising.
 
     For debugging: prints the comparison's message (and, in a notebook, draws
@@ -146,15 +177,16 @@ def explain(task: str, fn: Callable, case: Any, *, time_limit: float | None = DE
     case : Game or Case
     time_limit : float or None
     show : bool
+    strict : bool
+        As for :func:`check`.
 
     Returns
     -------
     Comparison
     """
-    if task not in TASKS:
-        raise CheckFailed(f"unknown task {task!r}; known tasks: {', '.join(TASKS)}")
+    spec = _task(task, strict)
     (item,) = as_cases(case)[:1]
-    comp = compare(TASKS[task], fn, item, time_limit=time_limit)
+    comp = compare(spec, fn, item, time_limit=time_limit)
     print(comp.message())
     if show and not comp.ok:
         _show_pictures(comp)

@@ -31,6 +31,7 @@ import threading
 import time
 import traceback
 import warnings
+from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -111,6 +112,9 @@ class Task:
     move_rule: str = ("the first move (in the order of game.moves) whose child value equals "
                       "the root value")
     """The rule for the root move, quoted when the move differs."""
+    strict: bool = False
+    """The reference prunes only on a strict inequality (CS188's rule; see
+    :func:`course.grading.checks.check`'s ``strict``)."""
 
 
 _AB_RULE = ("alpha-beta cuts at a MAX node when v >= beta and at a MIN node when v <= alpha "
@@ -241,13 +245,33 @@ def _time_limit(seconds: float | None):
         signal.signal(signal.SIGALRM, previous)
 
 
+_COURSE_PACKAGE = str(Path(__file__).resolve().parents[1]).replace("\\", "/") + "/"
+
+
+def _in_course(filename: str) -> bool:
+    """Whether a frame's file is the course library's own (the grader, the sandbox, the games)."""
+    name = filename.replace("\\", "/")
+    try:
+        name = str(Path(filename).resolve()).replace("\\", "/")
+    except (OSError, ValueError):
+        pass
+    return name.startswith(_COURSE_PACKAGE) or "/course/grading/" in name
+
+
 def _student_traceback(exc: BaseException) -> str:
-    """The traceback lines of ``exc`` that are not inside the course library."""
+    """The traceback lines of ``exc`` that are not inside the course library.
+
+    The course's own frames (the grader, the sandbox's client, the instrumented games) are
+    left out: they say nothing to a student, and name the instructor's folders.  A time limit
+    reached while the grader waited for the sandbox has no frame of the student's: nothing
+    is shown for it (the message says the limit)."""
     remote = getattr(exc, "student_traceback", None)
     if isinstance(remote, str) and remote:        # raised in the sandbox (course.sandbox)
         return remote.rstrip()
     frames = traceback.extract_tb(exc.__traceback__)
-    keep = [f for f in frames if "/course/grading/" not in f.filename.replace("\\", "/")]
+    keep = [f for f in frames if not _in_course(f.filename)]
+    if isinstance(exc, TimeLimitExceeded) and not keep:
+        return ""
     lines = traceback.format_list(keep[-6:])
     lines += traceback.format_exception_only(type(exc), exc)
     text = "".join(lines).rstrip()
@@ -376,7 +400,7 @@ def reference_result(task: Task, case: Case) -> SearchResult:
     InstrumentationTampered
         If the reference search functions were replaced in this process.
     """
-    memo = _REFERENCE_MEMO.get((task.reference, task.order, id(case)))
+    memo = _REFERENCE_MEMO.get((task.reference, task.order, task.strict, id(case)))
     if memo is not None and memo[0] is case:
         return memo[1]
     search = _REFERENCES[task.reference]
@@ -386,6 +410,8 @@ def reference_result(task: Task, case: Case) -> SearchResult:
             "kernel and do not change the course library's functions"
         )
     options: dict[str, Any] = {"order": task.order, "trace": True}
+    if task.strict:
+        options["strict"] = True
     if case.depth is not None:
         options["depth"] = case.depth
         if case.evaluate is not None:
@@ -397,13 +423,13 @@ def reference_result(task: Task, case: Case) -> SearchResult:
         result = search(case.game, case.state, **options)
     if len(_REFERENCE_MEMO) >= _REFERENCE_MEMO_SIZE:     # traces are large: keep a few thousand
         _REFERENCE_MEMO.clear()
-    _REFERENCE_MEMO[(task.reference, task.order, id(case))] = (case, result)
+    _REFERENCE_MEMO[(task.reference, task.order, task.strict, id(case))] = (case, result)
     return result
 
 
 # The reference result of a case object already checked (the grader checks the same cases for
 # every student: the case builders are memoised there, see course.grading.autograde.sandboxed).
-_REFERENCE_MEMO: dict[tuple[str, str, int], tuple[Case, SearchResult]] = {}
+_REFERENCE_MEMO: dict[tuple[str, str, bool, int], tuple[Case, SearchResult]] = {}
 _REFERENCE_MEMO_SIZE = 2000
 """Enough for every case of the five assignments, visible and hidden (about 630; 400 made a
 grading worker search most of them again for each submission), at about 15 MB per 1,000."""
@@ -433,8 +459,11 @@ class Comparison:
     diagnosis: Any = None
     """The named mistake that reproduces the student's run
     (:class:`~course.grading.diagnose.Diagnosis`), or None."""
+    offers: tuple = ()
+    """The drills offered (:class:`~course.grading.diagnose.Practice`), each checked to be answered
+    wrongly by the named mistakes (or by the student's own record)."""
     practice: str = ""
-    """A one-line ``drill(...)`` call that practises the broken rule on this case's tree."""
+    """The lines of the message that offer them ("" when none is offered)."""
     cut_related: bool = False
     """True when the first difference in the visits is a cut-off (one taken or missed)."""
 
@@ -475,7 +504,7 @@ class Comparison:
         if self.case.recipe:
             lines.append(f"To rebuild this case: {self.case.recipe}")
         if self.practice:
-            lines.append("Practise the rule on this tree (paste into a cell):\n" + self.practice)
+            lines.append(self.practice)
         if self.case.state is not None and not isinstance(self.case.game, TreeGame):
             lines.append(f"Searched from the state {self.case.state!r}.")
         if self.table:
@@ -688,7 +717,8 @@ def compare(task: Task, fn: Callable, case: Case, *,
         comp.problems.append((SearchTimeout, (
             f"your function did not finish within {fmt(time_limit)} seconds.\nIt had made "
             f"{steps} expansions and leaf evaluations. Look for a loop that never ends, or a "
-            "search that generates the same nodes again and again.\n" + run.error_trace)))
+            "search that generates the same nodes again and again."
+            + (f"\n{run.error_trace}" if run.error_trace else ""))))
         return comp
     if run.error is not None:
         exc = run.error
@@ -739,7 +769,7 @@ def compare(task: Task, fn: Callable, case: Case, *,
 
 
 def _name_the_mistake(comp: Comparison) -> None:
-    """Add the named mistake that reproduces the student's run, and the drill for its rule."""
+    """Add the named mistakes that reproduce the student's run, and the drills that catch them."""
     from .diagnose import diagnose
 
     try:
@@ -747,60 +777,58 @@ def _name_the_mistake(comp: Comparison) -> None:
                                   comp.reference)
     except Exception:  # noqa: BLE001 - a diagnosis is only an aid: the verdict stands without it
         comp.diagnosis = None
-    comp.practice = _practice(comp)
+    try:
+        comp.offers = _offers(comp)
+    except Exception:  # noqa: BLE001 - nor is a drill
+        comp.offers = ()
+    comp.practice = _practice_text(comp)
 
 
-def _practice(comp: Comparison) -> str:
-    """The ``drill(...)`` call for the rule this comparison found broken ("" when no drill fits)."""
-    from ..drills import make_drill
-    from .diagnose import drill_call
+def _offers(comp: Comparison) -> tuple:
+    """The drills to offer, each checked: the named mistakes' simulations (or, when none is
+    named, the student's own record) answer it wrongly.  None for what no drill practises."""
+    from .diagnose import practice, record_practice
 
-    task, case = comp.task, comp.case
-    focus = comp.focus
-    kind = None
+    task = comp.task
     if comp.diagnosis is not None:
-        kind = comp.diagnosis.mistake.drill
-        focus = comp.diagnosis.node if comp.diagnosis.node is not None else focus
-    elif task.takes_depth or task.order != "given" or task.reference == "naive_epsilon":
-        kind = None
-    elif comp.failure_class in (WrongLeaves, WrongExpansions) and not comp.cut_related:
-        kind = None          # an order, a depth or a repeat: no drill practises those
-    elif task.reference in ("minimax", "expectimax"):
-        kind = "minimax"
-    elif task.reference == "alphabeta":
-        kind = "minimax" if comp.failure_class is WrongMove else "pruning"
-    elif task.reference in ("star1", "bab"):
-        kind = "star1" if _chance_above(case, focus) is not None else "bab"
-    if kind is None:
+        focus = comp.diagnosis.node if comp.diagnosis.node is not None else comp.focus
+        return practice(comp.diagnosis.named, comp.case, focus=focus)
+    if task.takes_depth or task.order != "given" or task.reference == "naive_epsilon":
+        return ()
+    if comp.failure_class in (WrongLeaves, WrongExpansions) and not comp.cut_related:
+        return ()          # an order, a depth or a repeat: no drill practises those
+    return record_practice(task, comp.case, comp.run.events, comp.run.returned, focus=comp.focus)
+
+
+def _practice_text(comp: Comparison) -> str:
+    """The message's lines that offer the drills, and what was checked about them."""
+    offers = comp.offers
+    if not offers:
         return ""
-    node = None
-    if kind == "star1":
-        node = _chance_above(case, focus)
-        if node is None:
-            kind = "bab"
-    call = drill_call(kind, case, focus=focus if kind != "star1" else None, node=node)
-    tree = case.game.game if hasattr(case.game, "game") else case.game
-    if isinstance(tree, TreeGame) and case.state is None and "tree=" in call:
-        try:       # the drill must build on this tree (e.g. Star1 must enter that chance node)
-            make_drill(kind, tree=tree, epsilon=case.epsilon if kind == "bab" else None,
-                       node=node, focus=focus if kind != "star1" else None)
-        except Exception:  # noqa: BLE001 - then a seeded drill of the kind instead
-            call = f'from course.widgets import drill; drill("{kind}", level=3)'
-    return call
+    named = comp.diagnosis.named if comp.diagnosis is not None else ()
+    letter = {m.key: f"({chr(97 + i)})" for i, m in enumerate(named)}
+    if len(offers) == 1:
+        offer = offers[0]
+        where = "on this tree" if offer.on_case else "on a tree of its own"
+        if offer.catches == ("record",):
+            why = "what your search visited gives a wrong answer in this drill"
+        elif len(named) == 1:
+            why = "a search with this mistake gets this drill wrong"
+        else:
+            why = ("a search with any of the mistakes "
+                   + _and([letter[k] for k in offer.catches]) + " gets this drill wrong")
+        return (f"Practise the rule {where} (paste into a cell):\n{offer.call}\n"
+                f"(Checked: {why}.)")
+    lines = ["Practise the rules (paste into a cell):"]
+    for offer in offers:
+        lines.append(f"# {_and([letter[k] for k in offer.catches])}:")
+        lines.append(offer.call)
+    lines.append("(Checked: a search with the mistake named above a drill gets that drill wrong.)")
+    return "\n".join(lines)
 
 
-def _chance_above(case: Case, path: tuple | None) -> tuple | None:
-    """The chance node at ``path`` or nearest above it, if the case's game is an explicit tree."""
-    tree = case.game.game if hasattr(case.game, "game") else case.game
-    if path is None or not isinstance(tree, TreeGame) or case.state is not None:
-        return None
-    for depth in range(len(path), -1, -1):
-        try:
-            if tree.node(path[:depth]).kind == "chance":
-                return path[:depth]
-        except KeyError:
-            return None
-    return None
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _check_shape(task: Task, returned: Any) -> str | None:

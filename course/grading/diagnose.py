@@ -10,8 +10,17 @@ outside the sandbox, and keeps the mistakes whose simulation reproduces the
 student's record *and* result exactly.  When one does, feedback can say which
 rule is broken, show the window or bounds the student's search most likely
 had at the first node where the mistake shows (the simulation's, next to the
-reference's), and point to the drill (:mod:`course.drills`) that practises
-that rule on the very tree where the search went wrong.
+reference's) and where its visits part from the reference's.
+
+The drill feedback offers (:mod:`course.drills`) is a claim too, and checked
+the same way: a mistake's simulation is also the student's *mental model*,
+and :func:`model_answer` runs it on a drill's own tree; :func:`practice`
+offers a drill only when the drill's own checker finds that answer wrong
+(:func:`catches`), on the very tree where the search went wrong when one of
+the mistake's drill kinds catches it there, else on a seeded tree.  When no
+mistake is named, :func:`record_practice` checks a drill against what the
+student's record says (the leaves it evaluated, the root's value); when no
+drill can be checked, none is offered.
 
 When no catalogue mistake matches, :func:`window_hint` still reads an
 inequality on the student's alpha or beta from the record: a node that went
@@ -46,7 +55,8 @@ from ..trees import TreeGame
 from .cases import Case, EvaluatedGame
 from .instrument import EXPAND, LEAF
 
-__all__ = ["Mistake", "MISTAKES", "Simulation", "simulate", "diagnose", "Diagnosis", "window_hint",
+__all__ = ["Mistake", "MISTAKES", "Simulation", "simulate", "diagnose", "Diagnosis", "reproduces",
+           "window_hint", "Practice", "practice", "record_practice", "model_answer", "catches",
            "drill_call"]
 
 INF = math.inf
@@ -67,21 +77,23 @@ class Mistake:
     """What the search does wrong, as feedback says it."""
     shows: str
     """Where it shows first: ``"cut"``, ``"window"``, ``"returns"`` or ``"move"``."""
-    drill: str | None
-    """The drill kind that practises the rule (None if no drill does)."""
+    drills: tuple[str, ...]
+    """The drill kinds that practise the rule, most direct first (feedback offers one only
+    after checking that the mistake answers it wrongly, see :func:`practice`)."""
     flags: tuple[str, ...] = ()
     """The simulation's switches."""
 
 
-def _m(key, searches, words, shows, drill, *flags):
-    return Mistake(key, tuple(searches.split()), words, shows, drill, tuple(flags) or (key,))
+def _m(key, searches, words, shows, drills, *flags):
+    return Mistake(key, tuple(searches.split()), words, shows, tuple(drills.split()),
+                   tuple(flags) or (key,))
 
 
 _CATALOGUE = [
     # --- minimax, alpha-beta ----------------------------------------------------------------
     _m("max-everywhere", "minimax alphabeta expectimax",
        "every node takes the largest child value, MIN nodes included (a MIN node takes the "
-       "smallest; in a negamax search this is the missing negation)", "returns", "minimax"),
+       "smallest; in a negamax search this is the missing negation)", "returns", "minimax pruning"),
     _m("root-max", "minimax alphabeta", "the root always maximises, even when MIN is to move there",
        "move", "minimax"),
     _m("last-tie", "minimax alphabeta",
@@ -89,53 +101,54 @@ _CATALOGUE = [
        "minimax"),
     _m("strict-cut", "alphabeta",
        "it cuts only on a strict inequality (v > beta at MAX, v < alpha at MIN); the rule cuts on "
-       "equality too", "cut", "pruning"),
+       "equality too", "cut", "pruning window"),
     _m("root-window", "alphabeta",
        "the root searches every child with the full window (-inf, +inf): it does not pass on the "
-       "alpha (or beta) its earlier children gave it", "window", "window"),
+       "alpha (or beta) its earlier children gave it", "window", "root window pruning"),
     _m("no-cut", "alphabeta", "it never cuts off: it searches like minimax", "cut", "pruning"),
     _m("update-first", "alphabeta",
        "it tightens alpha (beta) with v before the test, then tests v against the new bound, so "
-       "every node stops after its first child", "cut", "pruning"),
+       "every node stops after its first child", "cut", "pruning window"),
     # --- expectimax -----------------------------------------------------------------------------
     _m("plain-average", "expectimax",
        "a chance node takes the plain average of its children, ignoring the probabilities",
        "returns", "minimax"),
     # --- Star1 and Bounded Alpha-Beta ----------------------------------------------------------
     _m("strict-prune", "star1 bab",
-       "it prunes only when beta < alpha + epsilon; the rule prunes on equality too", "cut", "bab"),
+       "it prunes only when beta < alpha + epsilon; the rule prunes on equality too", "cut",
+       "bab bounds star1"),
     _m("epsilon-ignored", "bab", "it prunes when beta <= alpha, ignoring epsilon (that is Star1)",
-       "cut", "bab"),
+       "cut", "bab bounds"),
     _m("prune-last", "star1 bab",
        "it also 'prunes' after a node's LAST child: the test beta <= alpha + epsilon holds there, "
        "but with no child left there is nothing to prune, and a node that has searched every "
        "child must take U = best_U (MAX) or L = best_L (MIN); a pruned one keeps vmax (vmin)",
-       "returns", "bab"),
+       "returns", "bounds bab"),
     _m("keep-bounds", "star1 bab",
        "a node that searched every child keeps U = vmax (MAX) or L = vmin (MIN): it never takes "
-       "best_U / best_L", "returns", "bab"),
+       "best_U / best_L", "returns", "bounds bab star1"),
     _m("pruned-best", "star1 bab",
        "a node that prunes returns best_U (MAX) or best_L (MIN); a pruned node must keep vmax "
-       "(vmin), because its unsearched children could be worth anything", "returns", "bab"),
+       "(vmin), because its unsearched children could be worth anything", "returns", "bounds bab"),
     _m("no-narrowing", "star1 bab",
        "it never narrows the window with the node's own bounds (alpha = max(L, alpha), "
-       "beta = min(U, beta))", "cut", "bab"),
-    _m("no-chance-prune", "star1 bab", "it never prunes at a chance node", "cut", "star1"),
+       "beta = min(U, beta))", "cut", "bab bounds star1"),
+    _m("no-chance-prune", "star1 bab", "it never prunes at a chance node", "cut", "star1 bab"),
     _m("chance-parent-window", "star1 bab",
        "below a chance node it passes the chance node's own window to each child, instead of "
        "alpha = max(vmin, (alpha - U)/p + vmax), beta = min(vmax, (beta - L)/p + vmin)",
-       "window", "star1"),
+       "window", "c6 star1 bab"),
     _m("chance-initial-window", "star1 bab",
        "below a chance node it computes each child's window from vmin and vmax instead of the "
-       "chance node's CURRENT L and U", "window", "star1"),
+       "chance node's CURRENT L and U", "window", "c6 bab"),
     _m("chance-swapped-window", "star1 bab",
        "below a chance node it swaps L and U in the child's window: it uses (alpha - L)/p + vmin "
-       "and (beta - U)/p + vmax", "window", "star1"),
+       "and (beta - U)/p + vmax", "window", "c6 bab"),
     _m("move-by-U", "bab",
        "the root's move is the child with the best UPPER bound at MAX (lower at MIN); the rule "
-       "takes the best lower bound L at a MAX root, which guarantees V - epsilon", "move", None),
+       "takes the best lower bound L at a MAX root, which guarantees V - epsilon", "move", "bounds"),
     _m("lower-is-U", "bab", "it returns U as the lower bound (the root's bounds come out [U, U])",
-       "returns", "bab"),
+       "returns", "bounds"),
 ]
 
 MISTAKES: dict[str, Mistake] = {m.key: m for m in _CATALOGUE}
@@ -158,6 +171,8 @@ class Simulation:
     """``(kind, path)`` in the instrumented game's terms (expand, leaf)."""
     windows: dict[Path, tuple[Any, Any]] = field(default_factory=dict)
     """The window ``(alpha, beta)`` each expanded node was entered with."""
+    child_windows: dict[tuple[Path, int], tuple[Any, Any]] = field(default_factory=dict)
+    """(node, child) -> the window the node gave that child (a leaf child too)."""
     returned: dict[Path, tuple[Any, Any]] = field(default_factory=dict)
     """``(lower, upper)`` each searched node returned (a value twice)."""
     cut_after: dict[Path, int] = field(default_factory=dict)
@@ -296,6 +311,7 @@ def _alphabeta(sim: _Sim, flags: set) -> None:
         maximizing = player is Player.MAX or "max-everywhere" in flags
         v = -INF if maximizing else INF
         for k, (i, m, _) in enumerate(children):
+            sim.out.child_windows[(path, i)] = (alpha, beta)
             c = value(game.result(s, m), path + (i,), alpha, beta)
             sim.out.tests[(path, i)] = (max(v, c) if maximizing else min(v, c), alpha, beta)
             if maximizing:
@@ -334,6 +350,7 @@ def _alphabeta(sim: _Sim, flags: set) -> None:
     best = None
     for i, m, _ in children:
         window = (-INF, INF) if "root-window" in flags else (alpha, beta)
+        sim.out.child_windows[((), i)] = window
         v = value(game.result(root, m), (i,), *window)
         items.append((m, v))
         best = _first_best(items, maximizing, last="last-tie" in flags)
@@ -373,6 +390,7 @@ def _bounded(sim: _Sim, flags: set, eps: Any) -> None:
                     cb = min(vmax, (beta - L) / p + vmin)
             else:
                 ca, cb = alpha, beta
+            sim.out.child_windows[(path, i)] = (ca, cb)
             Lc, Uc = search(game.result(s, m), path + (i,), ca, cb)
             if not path:
                 root_children.append((m, Lc, Uc))
@@ -428,6 +446,7 @@ def _bounded(sim: _Sim, flags: set, eps: Any) -> None:
         sim.out.move = best[0]
     if "lower-is-U" in flags:
         L = U
+        sim.out.returned[()] = (L, U)
     sim.out.lower, sim.out.upper = L, U
     sim.out.value = L            # what star1_decision returns as its value
 
@@ -437,10 +456,10 @@ def _bounded(sim: _Sim, flags: set, eps: Any) -> None:
 # =============================================================================================
 @dataclass(frozen=True)
 class Diagnosis:
-    """A named mistake that reproduces a student's run, and where it first shows."""
+    """Named mistakes that reproduce a student's run, and where each first shows."""
 
     mistake: Mistake
-    """The catalogue entry."""
+    """The catalogue entry named first."""
     where: str
     """Where it first shows, with the student's (simulated) numbers beside the reference's."""
     node: Path | None
@@ -449,6 +468,13 @@ class Diagnosis:
     """Other catalogue mistakes that reproduce the run just as well, with where each shows."""
     family: str = ""
     """The search family (Star1's words never mention epsilon)."""
+    reproducing: int = 0
+    """How many catalogue mistakes reproduce the run (at most three are named)."""
+
+    @property
+    def named(self) -> tuple[Mistake, ...]:
+        """Every mistake the text names, in its order ((a), (b), ...)."""
+        return (self.mistake,) + tuple(m for m, _ in self.others)
 
     def text(self) -> str:
         """The paragraph feedback adds."""
@@ -462,8 +488,11 @@ class Diagnosis:
             return (f"Likely mistake: {self.mistake.words}. A search with exactly this mistake "
                     "visits the same nodes in the same order and returns what yours returned."
                     + (f"\n{self.where}" if self.where else ""))
-        lines = [f"Likely mistake, one of these {len(self.others) + 1}: each reproduces your "
-                 "search exactly on this case (the same visits, in order, and the same result)."]
+        shown = len(self.others) + 1
+        more = (f" ({self.reproducing} known mistakes do; the ones particular to this search "
+                "are named first)" if self.reproducing > shown else "")
+        lines = [f"Likely mistake, one of these {shown}: each reproduces your search exactly on "
+                 f"this case (the same visits, in order, and the same result){more}."]
         for i, (mistake, where) in enumerate(((self.mistake, self.where),) + self.others, 1):
             lines.append(f"({chr(96 + i)}) {mistake.words}." + (f" {where}" if where else ""))
         return "\n".join(lines)
@@ -502,7 +531,13 @@ def _family(task: Any) -> str:
 
 
 def diagnose(task: Any, case: Case, events: tuple, returned: Any, reference: Any) -> Diagnosis | None:
-    """The catalogue mistake that reproduces a student's run, or None.
+    """The catalogue mistakes that reproduce a student's run, or None.
+
+    Every mistake named is checked first: a search with it is simulated on the
+    case, and its record (the visits, in order) and its result must be exactly
+    the student's.  Mistakes particular to the exercise's search come first
+    (a student who reached alpha-beta has passed minimax, whose mistakes it
+    shares), then the catalogue's order; at most three are named.
 
     Parameters
     ----------
@@ -520,11 +555,15 @@ def diagnose(task: Any, case: Case, events: tuple, returned: Any, reference: Any
     -------
     Diagnosis or None
         None when no mistake (or the correct search itself) reproduces the run,
-        when the case is too big, or for a task without a catalogue (depth limits).
+        when the case is too big, or for a task without a catalogue (depth limits, or the
+        strict pruning rule an instructor may choose: the catalogue's mistakes and the drills
+        are stated for the course's rule, which cuts on equality).
     """
     family = _family(task)
     if task.takes_depth or family not in ("minimax", "expectimax", "alphabeta", "star1", "bab"):
         return None
+    if getattr(task, "strict", False):
+        return None       # the catalogue's simulations and words are those of the course's rule
     order = task.order
     base = simulate(family, case, None, order=order)
     if base is None or _matches(base, task, events, returned):
@@ -536,14 +575,35 @@ def diagnose(task: Any, case: Case, events: tuple, returned: Any, reference: Any
         if task.returns == "value" and mistake.shows == "move":
             continue
         sim = simulate(family, case, mistake, order=order)
-        if sim is not None and _matches(sim, task, events, returned):
+        if sim is not None and _matches(sim, task, events, returned):      # the check
             found.append((mistake, sim))
     if not found:
         return None
+    found.sort(key=lambda item: len(item[0].searches))       # stable: then the catalogue's order
     mistake, sim = found[0]
     where, node = _where(mistake, sim, base, case, family)
     others = tuple((m, _where(m, s, base, case, family)[0]) for m, s in found[1:3])
-    return Diagnosis(mistake, where, node, others, family)
+    return Diagnosis(mistake, where, node, others, family, len(found))
+
+
+def reproduces(mistake: Mistake | None, task: Any, case: Case, events: tuple, returned: Any) -> bool:
+    """Whether a search with ``mistake`` (None: no mistake) records ``events`` and returns
+    ``returned`` on ``case``: the check every named mistake passes.
+
+    Examples
+    --------
+    >>> from course import parse_tree
+    >>> from course.grading.compare import TASKS
+    >>> case = Case("ties", parse_tree([[3, 5], [3, 9]]))
+    >>> sim = simulate("alphabeta", case, MISTAKES["strict-cut"])
+    >>> reproduces(MISTAKES["strict-cut"], TASKS["alphabeta_decision"], case, tuple(sim.events),
+    ...            (3, 0))
+    True
+    >>> reproduces(None, TASKS["alphabeta_decision"], case, tuple(sim.events), (3, 0))
+    False
+    """
+    sim = simulate(task.reference, case, mistake, order=task.order)
+    return sim is not None and _matches(sim, task, events, returned)
 
 
 def _name(path: Path) -> str:
@@ -571,65 +631,105 @@ def _order_key(sim: Simulation) -> dict[Path, int]:
 
 def _where(mistake: Mistake, sim: Simulation, base: Simulation, case: Case,
            family: str) -> tuple[str, Path | None]:
-    """Where the mistake first shows, in words with both searches' numbers."""
-    game = case.game
-    if mistake.shows == "window":
-        order = _order_key(sim)
-        for path in sorted(sim.windows, key=lambda p: order[p]):
-            mine, theirs = sim.windows[path], base.windows.get(path)
-            if theirs is not None and not (_same(mine[0], theirs[0]) and _same(mine[1], theirs[1])):
-                return (f"Where it first shows: your search entered node {_name(path)} with "
-                        f"{_window(mine)}; the reference enters it with {_window(theirs)}."
-                        + _chance_window_words(path, base, case, family), path[:-1] or path)
-    if mistake.shows == "cut":
-        order = _order_key(base)
-        nodes = sorted(set(sim.cut_after) | set(base.cut_after), key=lambda p: order.get(p, 1 << 30))
-        for path in nodes:
-            mine, theirs = sim.cut_after.get(path), base.cut_after.get(path)
-            if mine == theirs:
-                continue
-            if theirs is not None and (mine is None or path not in sim.windows):
-                what = (f"the reference stops at node {_name(path)} after child {theirs}; your "
-                        "search went on")
-            elif mine is not None and theirs is None:
-                what = (f"your search stopped at node {_name(path)} after child {mine}; the "
-                        "reference goes on")
-            else:
-                what = (f"at node {_name(path)} your search stopped after child {mine}, the "
-                        f"reference after child {theirs}")
-            child = theirs if theirs is not None else mine
-            numbers = _cut_numbers(path, child, sim, base, family, case)
-            if not numbers:
-                window = sim.windows.get(path)
-                numbers = f" (it entered that node with {_window(window)})" if window else ""
-            return f"Where it first shows: {what}{numbers}.", path
-    if mistake.shows == "returns":
-        order = {p: i for i, p in enumerate(sim.returned)}      # children before parents
-        for path in sorted(sim.returned, key=lambda p: order[p]):
-            mine, theirs = sim.returned[path], base.returned.get(path)
-            if theirs is None or (_same(mine[0], theirs[0]) and _same(mine[1], theirs[1])):
-                continue
-            extra = _returns_words(mistake, path, sim, base, case)
-            return (f"Where it first shows: node {_name(path)} returns {_bounds(mine)} in your "
-                    f"search, {_bounds(theirs)} in the reference.{extra}", path)
-        if sim.lower is not None and base.lower is not None:      # only the final answer differs
-            return (f"Where it shows: the search itself is the reference's; the root's bounds "
-                    f"[{_fmt(base.lower)}, {_fmt(base.upper)}] come out as your "
-                    f"[{_fmt(sim.lower)}, {_fmt(sim.upper)}].", ())
-    if mistake.shows == "move":
-        return (f"Where it shows: your search chose the move {sim.move!r}, the reference "
-                f"{base.move!r}.", ())
-    return "", None
+    """Where the mistake first shows, in words with both searches' numbers.
+
+    First what the mistake changes (a window, a cut, the bounds a node returns, the move);
+    then, if the visits differ and that was not a cut, the node where they part and why.
+    Every sentence compares the mistake's simulation with the reference's on this case.
+    """
+    shows = {"window": _shows_window, "cut": _shows_cut, "returns": _shows_returns,
+             "move": _shows_move}[mistake.shows]
+    text, node = shows(mistake, sim, base, case, family) or ("", None)
+    if sim.events != base.events and mistake.shows != "cut":
+        parted = _shows_cut(mistake, sim, base, case, family,
+                            lead="Where your visits part from the reference's")
+        if parted is not None:
+            text = f"{text} {parted[0]}".strip()
+            node = node if node is not None else parted[1]
+    if not text and sim.events == base.events and sim.lower is not None and base.lower is not None:
+        text = (f"Where it shows: the visits are the reference's; the root's bounds "
+                f"[{_fmt(base.lower)}, {_fmt(base.upper)}] come out as your "
+                f"[{_fmt(sim.lower)}, {_fmt(sim.upper)}].")
+        node = ()
+    return text, node
+
+
+def _shows_window(mistake: Mistake, sim: Simulation, base: Simulation, case: Case,
+                  family: str) -> tuple[str, Path | None] | None:
+    order = _order_key(sim)
+    for path in sorted(sim.windows, key=lambda p: order[p]):
+        mine, theirs = sim.windows[path], base.windows.get(path)
+        if theirs is not None and not (_same(mine[0], theirs[0]) and _same(mine[1], theirs[1])):
+            return (f"Where it first shows: your search entered node {_name(path)} with "
+                    f"{_window(mine)}; the reference enters it with {_window(theirs)}."
+                    + _chance_window_words(path, base, case, family), path[:-1] or path)
+    return None
+
+
+def _shows_cut(mistake: Mistake, sim: Simulation, base: Simulation, case: Case, family: str, *,
+               lead: str = "Where it first shows") -> tuple[str, Path | None] | None:
+    """The first node (in the reference's order) that stops after another child than in the
+    mistake's search, with what each search tested there."""
+    order = _order_key(base)
+    entered = {path for kind, path in sim.events if kind == EXPAND}
+    nodes = sorted(set(sim.cut_after) | set(base.cut_after), key=lambda p: order.get(p, 1 << 30))
+    for path in nodes:
+        mine, theirs = sim.cut_after.get(path), base.cut_after.get(path)
+        if mine == theirs or path not in entered:
+            continue
+        if mine is None:
+            what = (f"the reference stops at node {_name(path)} after child {theirs}; your "
+                    "search went on")
+        elif theirs is None:
+            what = (f"your search stopped at node {_name(path)} after child {mine}; the "
+                    "reference goes on")
+        else:
+            what = (f"at node {_name(path)} your search stopped after child {mine}, the "
+                    f"reference after child {theirs}")
+        child = min(x for x in (mine, theirs) if x is not None) if mine is not None and \
+            theirs is not None else (theirs if theirs is not None else mine)
+        numbers = _cut_numbers(path, child, sim, base, family, case, mistake)
+        if not numbers:
+            window = sim.windows.get(path)
+            numbers = f" (it entered that node with {_window(window)})" if window else ""
+        return f"{lead}: {what}{numbers}.", path
+    return None
+
+
+def _shows_returns(mistake: Mistake, sim: Simulation, base: Simulation, case: Case,
+                   family: str) -> tuple[str, Path | None] | None:
+    order = {p: i for i, p in enumerate(sim.returned)}      # children before parents
+    for path in sorted(sim.returned, key=lambda p: order[p]):
+        mine, theirs = sim.returned[path], base.returned.get(path)
+        if theirs is None or (_same(mine[0], theirs[0]) and _same(mine[1], theirs[1])):
+            continue
+        extra = _returns_words(mistake, path, sim, base, case)
+        return (f"Where it first shows: node {_name(path)} returns {_bounds(mine)} in your "
+                f"search, {_bounds(theirs)} in the reference.{extra}", path)
+    return None
+
+
+def _shows_move(mistake: Mistake, sim: Simulation, base: Simulation, case: Case,
+                family: str) -> tuple[str, Path | None] | None:
+    if _same_move(sim.move, base.move):
+        return None
+    return (f"Where it shows: your search chose the move {sim.move!r}, the reference "
+            f"{base.move!r}.", ())
 
 
 def _cut_numbers(path: Path, child: int, sim: Simulation, base: Simulation, family: str,
-                 case: Case) -> str:
+                 case: Case, mistake: Mistake | None = None) -> str:
     """Both searches' numbers after ``child`` of ``path``: what the test compared."""
     mine, theirs = sim.tests.get((path, child)), base.tests.get((path, child))
     if mine is None or theirs is None:
         return ""
     if family == "alphabeta":
         player = _player_at(case, path)
+        if mistake is not None and mistake.key == "max-everywhere" and player is Player.MIN:
+            return (f": node {_name(path)} is a MIN node, but with this mistake it takes the "
+                    f"largest value, v = {_fmt(mine[0])}, and tests it as a MAX node does, "
+                    f"v >= beta = {_fmt(mine[2])}; the reference's MIN node has v = "
+                    f"{_fmt(theirs[0])} and tests v <= alpha = {_fmt(theirs[1])}")
         bound = "beta" if player is Player.MAX else "alpha"
         k = 2 if player is Player.MAX else 1
         if _same(mine[0], theirs[0]) and _same(mine[k], theirs[k]):
@@ -732,18 +832,248 @@ def window_hint(player: str, went_on: bool, v: Any, alpha: Any, beta: Any) -> st
 
 
 # =============================================================================================
-# the drill that practises the rule
+# the drill that catches the mistake
 # =============================================================================================
 #: Longest tree literal written into a drill call (longer trees use the case's recipe).
 TREE_LITERAL_LIMIT = 360
+#: Seeded drills tried per kind and level when the case's game is not an explicit tree.
+SEEDS_TRIED = 25
+
+
+@dataclass(frozen=True)
+class Practice:
+    """A drill feedback offers, and what checking it showed."""
+
+    call: str
+    """A one-line ``drill(...)`` call (with its import) to paste into a cell."""
+    kind: str
+    """The drill's kind."""
+    catches: tuple[str, ...]
+    """Keys of the named mistakes whose simulation answers the drill wrongly (``"record"``: the
+    student's own record does)."""
+    on_case: bool = True
+    """True when the drill is on the case's own tree (else a seeded drill of the kind)."""
+
+
+def model_answer(drill: Any, mistake: Mistake | None = None) -> Any:
+    """The answer a search with ``mistake`` gives to ``drill`` (None: the correct search).
+
+    The drill's own search family is simulated on the drill's tree, with the
+    drill's ordering and epsilon; a mistake of another search family leaves
+    that search as it is (a student whose alpha-beta passes on no window still
+    computes minimax values right).
+
+    Examples
+    --------
+    >>> from course.drills import make_drill
+    >>> d = make_drill("root", tree=[[3], [3, 1]])
+    >>> model_answer(d, MISTAKES["root-window"])
+    {'B': (-inf, inf), 'C': (-inf, inf)}
+    >>> d.check(model_answer(d, MISTAKES["root-window"])).correct, d.check(model_answer(d)).correct
+    (False, True)
+    """
+    family = drill.family
+    applies = mistake if mistake is not None and family in mistake.searches else None
+    case = Case("drill", drill.game, epsilon=drill.epsilon if family == "bab" else None)
+    sim = simulate(family, case, applies, order=drill.search_order)
+    if sim is None:
+        raise ValueError(f"the drill's tree is too big to simulate ({NODE_BUDGET} nodes)")
+    return drill.answer_from(sim)
+
+
+def catches(drill: Any, mistake: Mistake) -> bool:
+    """True when the drill's own checker finds the answer of a search with ``mistake`` wrong.
+
+    Examples
+    --------
+    >>> from course.drills import make_drill
+    >>> catches(make_drill("minimax", tree=[[3], [3, 1]]), MISTAKES["root-window"])
+    False
+    >>> catches(make_drill("pruning", tree=[[3], [3, 1]]), MISTAKES["root-window"])
+    True
+    """
+    try:
+        return not drill.check(model_answer(drill, mistake)).correct
+    except Exception:  # noqa: BLE001 - an answer the drill cannot read proves nothing
+        return False
+
+
+def practice(named: tuple[Mistake, ...] | list[Mistake], case: Case, *,
+             focus: Path | None = None) -> tuple[Practice, ...]:
+    """The drills to offer for the named mistakes, each checked to catch them.
+
+    One drill that every named mistake answers wrongly if there is one (on the
+    case's own tree first, a seeded drill of the kind otherwise); else, for
+    each mistake, the first drill of its kinds (:attr:`Mistake.drills`) that
+    it answers wrongly.  A mistake no drill catches gets none: ``()`` when none
+    is caught.
+
+    Examples
+    --------
+    >>> from course import parse_tree
+    >>> named = [MISTAKES["strict-cut"], MISTAKES["root-window"], MISTAKES["max-everywhere"]]
+    >>> [(p.kind, p.catches) for p in practice(named, Case("t", parse_tree([[3], [3, 1]])))]
+    [('pruning', ('strict-cut', 'root-window', 'max-everywhere'))]
+    """
+    named = list(named)
+    if not named:
+        return ()
+    kinds = list(dict.fromkeys(k for m in named for k in m.drills))
+    keys = tuple(m.key for m in named)
+    if len(named) > 1:
+        for source in (_case_drills, _seeded_drills):
+            for kind in kinds:
+                for call, drill, on_case in source(kind, case, focus):
+                    if all(catches(drill, m) for m in named):
+                        return (Practice(call, kind, keys, on_case),)
+    offers: dict[str, Practice] = {}
+    for mistake in named:
+        found = None
+        for source in (_case_drills, _seeded_drills):
+            for kind in mistake.drills:
+                found = next(((call, kind, on_case)
+                              for call, drill, on_case in source(kind, case, focus)
+                              if catches(drill, mistake)), None)
+                if found:
+                    break
+            if found:
+                break
+        if found:
+            call, kind, on_case = found
+            old = offers.get(call)
+            offers[call] = Practice(call, kind, (old.catches if old else ()) + (mistake.key,), on_case)
+    return tuple(offers.values())
+
+
+@dataclass
+class _Record:
+    """A student's record as a drill's model: the visits, and what the root returned."""
+
+    events: list
+    returned: dict = field(default_factory=dict)
+    move: Any = None
+
+
+def record_practice(task: Any, case: Case, events: tuple, returned: Any, *,
+                    focus: Path | None = None) -> tuple[Practice, ...]:
+    """A drill on the case's tree that the student's own record answers wrongly, when no
+    catalogue mistake reproduces the run.
+
+    The record says which leaves the search evaluated (a leaf drill's answer) and what the
+    root returned (a minimax drill's root value and move); the drill's other parts are taken
+    as right, so a wrong verdict comes from what the search did.  ``()`` when no drill kind
+    can be checked this way (a move ordering, a depth limit, a game that is not a tree).
+    """
+    family = task.reference
+    if task.takes_depth or task.order != "given" or getattr(task, "strict", False):
+        return ()         # (a strict task: the drills ask the course's rule, which cuts on equality)
+    if family in ("minimax", "expectimax"):
+        kinds = ("minimax",)
+    elif family in ("alphabeta", "star1", "bab"):
+        kinds = ("pruning",) if family == "alphabeta" else ("bab",)
+    else:
+        return ()
+    record = _Record(list(events))
+    if task.returns == "value":
+        record.returned[()] = (returned, returned)
+    elif task.returns == "decision":
+        record.returned[()] = (returned[0], returned[0])
+        record.move = returned[1]
+    for kind in kinds:
+        for call, drill, _ in _case_drills(kind, case, focus):
+            try:
+                answer = _filled(drill.answer_from(record), drill.expected)
+                wrong = not drill.check(answer).correct
+            except Exception:  # noqa: BLE001 - an answer the drill cannot read proves nothing
+                wrong = False
+            if wrong:
+                return (Practice(call, kind, ("record",)),)
+    return ()
+
+
+def _filled(answer: Any, expected: Any) -> Any:
+    """``answer`` with the parts it leaves empty taken from ``expected``."""
+    if isinstance(answer, dict) and isinstance(expected, dict):
+        return {k: (answer.get(k) if answer.get(k) is not None else v) for k, v in expected.items()}
+    return answer
+
+
+def _tree_of(case: Case) -> TreeGame | None:
+    game = case.game.game if isinstance(case.game, EvaluatedGame) else case.game
+    if not isinstance(game, TreeGame) or case.state is not None:
+        return None
+    return game
+
+
+def _case_drills(kind: str, case: Case, focus: Path | None):
+    """``(call, drill, True)`` for drills of ``kind`` on the case's own tree (for a chance-node
+    kind, one per chance node Star1 enters, the one above ``focus`` first)."""
+    from ..drills import make_drill
+
+    game = _tree_of(case)
+    if game is None:
+        return
+    nodes: list[Path | None] = [None]
+    if kind in ("star1", "c6"):
+        nodes = _chance_nodes(game, focus)
+    epsilon = _drill_epsilon(kind, case)
+    for node in nodes:
+        drill_focus = focus if kind not in ("star1", "c6") else None
+        call, tree = _drill_spec(kind, case, game, focus=drill_focus, node=node)
+        try:
+            drill = make_drill(kind, tree=tree, epsilon=epsilon, node=node, focus=drill_focus)
+        except Exception:  # noqa: BLE001 - the kind cannot ask about this tree (or node)
+            continue
+        yield call, drill, True
+
+
+def _chance_nodes(game: TreeGame, focus: Path | None) -> list[Path]:
+    from ..search import star1
+
+    try:
+        trace = star1(game, trace=True).trace
+    except Exception:  # noqa: BLE001 - e.g. no bounds: no chance-node drill
+        return []
+    entered = list(dict.fromkeys(e.path for e in trace.events
+                                 if e.kind == "enter" and e.player == "chance"))
+    above = [focus[:d] for d in range(len(focus), -1, -1) if focus[:d] in entered] if focus else []
+    return list(dict.fromkeys(above + entered))
+
+
+def _drill_epsilon(kind: str, case: Case) -> Any:
+    if kind in ("bab", "bounds"):
+        return case.epsilon if case.epsilon is not None else 0
+    return None
+
+
+def _seeded_drills(kind: str, case: Case, focus: Path | None):
+    """``(call, drill, False)`` for seeded drills of ``kind`` (levels 3, 4, 5; a few seeds each):
+    a game that is not an explicit tree gets a drill of the kind on a tree of its own."""
+    from ..drills import make_drill
+
+    for level in (3, 4, 5):
+        for seed in range(1, SEEDS_TRIED + 1):
+            drill = _seeded_drill(make_drill, kind, level, seed)
+            call = f'from course.widgets import drill; drill("{kind}", level={level}, seed={seed})'
+            yield call, drill, False
+
+
+_SEEDED: dict[tuple[str, int, int], Any] = {}
+
+
+def _seeded_drill(make_drill: Any, kind: str, level: int, seed: int) -> Any:
+    key = (kind, level, seed)
+    if key not in _SEEDED:
+        _SEEDED[key] = make_drill(kind, level=level, seed=seed)
+    return _SEEDED[key]
 
 
 def drill_call(kind: str, case: Case, *, focus: Path | None = None, node: Path | None = None) -> str:
     """A one-line ``drill(...)`` call that sets up drill ``kind`` on the case's tree.
 
     Explicit trees are written out (labels dropped, numbers kept) when short,
-    else rebuilt from the case's recipe; other games get a seeded drill of the
-    kind instead.
+    else rebuilt from the case's recipe; other games get a drill of the kind at
+    level 3 instead (:func:`practice` picks its seed).
 
     Examples
     --------
@@ -751,25 +1081,31 @@ def drill_call(kind: str, case: Case, *, focus: Path | None = None, node: Path |
     >>> drill_call("pruning", Case("t", parse_tree([[3, 5], [3, 9]])), focus=(1,))
     'from course.widgets import drill; drill("pruning", tree=[[3, 5], [3, 9]], focus=(1,))'
     """
-    game = case.game.game if isinstance(case.game, EvaluatedGame) else case.game
+    game = _tree_of(case)
+    if game is None:
+        return f'from course.widgets import drill; drill("{kind}", level=3)'
+    return _drill_spec(kind, case, game, focus=focus, node=node)[0]
+
+
+def _drill_spec(kind: str, case: Case, game: TreeGame, *, focus: Path | None,
+                node: Path | None) -> tuple[str, Any]:
+    """The call, and the tree exactly as the call gives it to ``drill`` (what the check builds)."""
+    import json
+
     head = "from course.widgets import drill; "
     extra = ""
-    if kind == "bab":
-        eps = case.epsilon if case.epsilon is not None else 0
-        extra += f", epsilon={_literal_number(eps)}"
-    if kind == "star1" and node is not None:
+    epsilon = _drill_epsilon(kind, case)
+    if epsilon is not None:
+        extra += f", epsilon={_literal_number(epsilon)}"
+    if kind in ("star1", "c6") and node is not None:
         extra += f", node={node!r}"
     if focus is not None:
         extra += f", focus={focus!r}"
-    if not isinstance(game, TreeGame):
-        return f'{head}drill("{kind}", level=3)'
-    if case.state is not None:
-        return f'{head}drill("{kind}", level=3)'
-    literal = _tree_literal(game, plain=kind in ("minimax", "pruning", "window"))
+    literal = _tree_literal(game, plain=kind in ("minimax", "pruning", "window", "root"))
     if len(literal) > TREE_LITERAL_LIMIT and case.recipe and case.recipe.startswith("course."):
         module = case.recipe.split("(")[0].rsplit(".", 1)[0]
-        return f'import {module}; {head}drill("{kind}", tree={case.recipe}{extra})'
-    return f'{head}drill("{kind}", tree={literal}{extra})'
+        return f'import {module}; {head}drill("{kind}", tree={case.recipe}{extra})', game
+    return f'{head}drill("{kind}", tree={literal}{extra})', json.loads(literal)
 
 
 def _literal_number(x: Any) -> str:

@@ -90,9 +90,32 @@ SAMPLE_POSITIONS = 40
 #: a board runs about a hundred, a search two moves ahead thousands.
 SEARCH_LINES = 1000
 
-#: Printed in a test's output (and so listed by ``python -m course.grading autograde``) before a
-#: finding that does not change the score but that the instructor should look at.
+#: Printed in a test's output (for the student) before a finding that does not change the score
+#: but that the instructor should look at.  ``python -m course.grading autograde`` lists the
+#: findings from the grader's own record (:func:`take_review_flags`), never from printed text:
+#: a student's cell can print this mark too.
 REVIEW_MARK = "Flagged for the instructor's review:"
+
+#: The review flags raised in this process since :func:`take_review_flags` last took them.
+_RAISED: list[str] = []
+
+
+def flag_for_review(text: str) -> None:
+    """Raise a review flag: printed for the student (after :data:`REVIEW_MARK`) and recorded for
+    the grader, which lists it for the instructor (:func:`take_review_flags`)."""
+    print(f"{REVIEW_MARK} {text}")
+    _RAISED.append(text)
+
+
+def take_review_flags() -> list[str]:
+    """The review flags raised in this process since the last call (and forget them).
+
+    The grader calls it around each test cell it runs: a flag is the grader's own finding,
+    recorded in its memory, which nothing the student's code prints or returns can add to.
+    """
+    taken = list(_RAISED)
+    del _RAISED[:]
+    return taken
 
 
 def _sample_positions() -> list:
@@ -142,14 +165,15 @@ def _flag_search(lines: list) -> None:
     if not known:
         return
     if any(n < 0 for n in known):
-        print(f"{REVIEW_MARK} your evaluation function switched off the grader's count of its "
-              "work (sys.settrace); it is looked at by hand.")
+        flag_for_review("your evaluation function switched off the grader's count of its "
+                        "work (sys.settrace); it is looked at by hand.")
         return
     median = sorted(known)[len(known) // 2]
     if median > SEARCH_LINES:
-        print(f"{REVIEW_MARK} your evaluation function runs about {median} lines of Python per "
-              f"position (an estimate from the board's features needs far fewer than "
-              f"{SEARCH_LINES}); an evaluation function that searches ahead is looked at by hand.")
+        flag_for_review(f"your evaluation function runs about {median} lines of Python per "
+                        f"position (an estimate from the board's features needs far fewer than "
+                        f"{SEARCH_LINES}); an evaluation function that searches ahead is looked "
+                        "at by hand.")
 
 
 def _run(what: str, call: Callable[[], Any], time_limit: float | None) -> Any:

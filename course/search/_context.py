@@ -247,3 +247,32 @@ def first_best(children: list[tuple[int, float, float]], player: Player, *, by: 
         elif player is Player.MIN and child[key] < best[key]:
             best = child
     return best[0]
+
+
+def check_utility_bounds(name: str, game: Game, state: Any, vmin: Any, vmax: Any) -> tuple[Any, Any]:
+    """The bounds ``[vmin, vmax]`` of a bounded search (defaults: the game's), validated.
+
+    For an explicit tree every leaf is checked before the search, so a bad leaf is reported
+    even where it would be pruned (the same checks as :func:`course.search.bab`'s).
+    """
+    from ..trees import TreeGame
+
+    vmin = game.vmin if vmin is None else vmin
+    vmax = game.vmax if vmax is None else vmax
+    if not all(isinstance(b, Real) and not isinstance(b, bool) and math.isfinite(b)
+               for b in (vmin, vmax)):
+        raise ParameterError(
+            f"{name} needs finite utility bounds, got [{vmin}, {vmax}]; "
+            "pass vmin=... and vmax=..., or give the game (tree file) bounds"
+        )
+    if vmin > vmax:
+        raise ParameterError(f"vmin={vmin} exceeds vmax={vmax}")
+    if isinstance(game, TreeGame):
+        for leaf in (game.root if state is None else state).leaves():
+            if not vmin <= leaf.value <= vmax:
+                raise BoundsError(
+                    f"leaf value {leaf.value!r} lies outside the bounds [{vmin}, {vmax}]; "
+                    "give bounds that contain every leaf",
+                    path=leaf.path,
+                )
+    return vmin, vmax

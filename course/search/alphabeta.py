@@ -15,6 +15,12 @@ Atzmon et al. (2018, Figure 1) and the adversarial-search lecture notes:
 Cuts happen on equality.  The root is searched with ``(-inf, +inf)``; its
 value is exact, but the values returned by inner nodes may only be bounds.
 
+With ``strict=True`` the cuts need a strict inequality instead (**cut when
+v > beta** at MAX, **v < alpha** at MIN), the rule of Berkeley's CS188
+autograder, which expects a node whose value ties the window to be searched
+on.  Both rules give the same root value; the strict one may evaluate more
+leaves, never fewer (see :func:`alphabeta`'s example).
+
 The *naive epsilon* rule (Atzmon et al. 2018, "Naive approach") instead cuts
 whenever ``beta <= alpha + epsilon`` after a child is taken in (and the child
 was not the last).  Its error is not bounded by epsilon: see
@@ -26,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import ParameterError
 from ..game import Game, Path, Player
 from ._context import EXPAND, SearchContext, check_epsilon, first_best
 from .result import SearchResult
@@ -45,10 +52,17 @@ def alphabeta(
     evaluate: Callable[[Any], float] | None = None,
     cutoff: Callable[[Any, int], bool] | None = None,
     trace: bool = False,
+    strict: bool = False,
 ) -> SearchResult:
     """Minimax value by alpha-beta pruning (Russell & Norvig's rules, cut on equality).
 
-    Takes the same parameters as :func:`course.search.minimax`.
+    Takes the same parameters as :func:`course.search.minimax`, and
+
+    Parameters
+    ----------
+    strict : bool, optional
+        Cut only on a strict inequality (v > beta at MAX, v < alpha at MIN),
+        as CS188's autograder requires.  Default False: cut on equality too.
 
     Returns
     -------
@@ -74,6 +88,13 @@ def alphabeta(
     >>> result.value, result.move, result.leaves
     (3, 0, ((0, 0), (0, 1), (0, 2), (1, 0), (2, 0), (2, 1), (2, 2)))
 
+    CS188's tree ``q3/6-tied-root``: the second MIN node's first leaf ties
+    alpha = 10.  The course's rule cuts there; the strict rule evaluates C too.
+
+    >>> tied = parse_tree([[10], [10, 0]])
+    >>> alphabeta(tied).leaves, alphabeta(tied, strict=True).leaves
+    (((0, 0), (1, 0)), ((0, 0), (1, 0), (1, 1)))
+
     Notes
     -----
     With perfect move ordering a uniform tree of branching b and depth d has
@@ -82,7 +103,7 @@ def alphabeta(
     """
     ctx = SearchContext(game, order=order, seed=seed, depth=depth, evaluate=evaluate,
                         cutoff=cutoff, trace=trace, allow_chance=False)
-    return _search("alphabeta", ctx, state, epsilon=None)
+    return _search("alphabeta", ctx, state, epsilon=None, strict=_check_strict(strict))
 
 
 def naive_epsilon(
@@ -137,7 +158,15 @@ def naive_epsilon(
     return _search("naive-epsilon", ctx, state, epsilon=epsilon)
 
 
-def _search(name: str, ctx: SearchContext, state: Any, *, epsilon: float | None) -> SearchResult:
+def _check_strict(strict: Any) -> bool:
+    """Validate the ``strict`` option (a bool, not a truthy string)."""
+    if not isinstance(strict, bool):
+        raise ParameterError(f"strict must be True or False, got {strict!r}")
+    return strict
+
+
+def _search(name: str, ctx: SearchContext, state: Any, *, epsilon: float | None,
+            strict: bool = False) -> SearchResult:
     game = ctx.game
     naive = epsilon is not None
     leaf, expand, result = ctx.leaf, ctx.expand, game.result
@@ -169,7 +198,10 @@ def _search(name: str, ctx: SearchContext, state: Any, *, epsilon: float | None)
                 cut = k < last and beta <= alpha + epsilon
             else:
                 # Russell & Norvig: test against the window first, then tighten it.
-                cut = v >= beta if is_max else v <= alpha
+                if strict:                                 # CS188: no cut on equality
+                    cut = v > beta if is_max else v < alpha
+                else:
+                    cut = v >= beta if is_max else v <= alpha
                 if not cut:
                     if is_max:
                         if v > alpha:
@@ -182,6 +214,8 @@ def _search(name: str, ctx: SearchContext, state: Any, *, epsilon: float | None)
                 if events is not None and k < last:
                     if naive:
                         reason = f"beta={beta} <= alpha={alpha} + epsilon={epsilon}"
+                    elif strict:
+                        reason = f"v={v} > beta={beta}" if is_max else f"v={v} < alpha={alpha}"
                     else:
                         reason = f"v={v} >= beta={beta}" if is_max else f"v={v} <= alpha={alpha}"
                     emit("cutoff", path, alpha=alpha, beta=beta, lower=v, upper=v,

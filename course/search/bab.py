@@ -39,6 +39,12 @@ that epsilon = 0 is standard alpha-beta both need ``<=``, which is used here.
 With epsilon = 0 this is Star1, Ballard's *-minimax (Hauk, Buro & Schaeffer
 2004): on trees without chance it evaluates the same leaves as alpha-beta,
 except that a leaf equal to vmin or vmax can trigger extra, still safe, cuts.
+
+``strict=True`` prunes only when ``beta < alpha + epsilon`` (the pseudocode's
+printed test): with epsilon = 0 that is the strict rule of
+:func:`course.search.alphabeta` (CS188's), and on trees without chance and
+with bounds strictly outside the leaves it evaluates the same leaves as
+``alphabeta(strict=True)``.  The guarantee ``U - L <= epsilon`` holds either way.
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ from ..errors import BoundsError, ParameterError
 from ..game import Game, Path, Player
 from ..trees import TreeGame
 from ._context import EXPAND, SearchContext, check_epsilon, first_best
+from .alphabeta import _check_strict
 from .chance import ChanceBounds
 from .result import SearchResult
 
@@ -71,6 +78,7 @@ def bab(
     evaluate: Callable[[Any], float] | None = None,
     cutoff: Callable[[Any, int], bool] | None = None,
     trace: bool = False,
+    strict: bool = False,
 ) -> SearchResult:
     """Bounded Alpha-Beta: bounds on the value, at most ``epsilon`` apart.
 
@@ -86,6 +94,9 @@ def bab(
         Bounds on every utility; default ``game.vmin`` and ``game.vmax``.
     order, seed, depth, evaluate, cutoff, trace
         As for :func:`course.search.minimax`.
+    strict : bool, optional
+        Prune only when ``beta < alpha + epsilon`` (no prune on equality, as
+        CS188 requires of alpha-beta).  Default False: ``beta <= alpha + epsilon``.
 
     Returns
     -------
@@ -121,7 +132,8 @@ def bab(
     """
     epsilon = check_epsilon(epsilon)
     return _run("bab", game, state, epsilon=epsilon, vmin=vmin, vmax=vmax, order=order,
-                seed=seed, depth=depth, evaluate=evaluate, cutoff=cutoff, trace=trace)
+                seed=seed, depth=depth, evaluate=evaluate, cutoff=cutoff, trace=trace,
+                strict=_check_strict(strict))
 
 
 def star1(
@@ -136,8 +148,12 @@ def star1(
     evaluate: Callable[[Any], float] | None = None,
     cutoff: Callable[[Any, int], bool] | None = None,
     trace: bool = False,
+    strict: bool = False,
 ) -> SearchResult:
     r"""Star1 (\*-minimax): :func:`bab` with ``epsilon = 0``, the exact value with safe pruning.
+
+    Takes the parameters of :func:`bab` other than ``epsilon`` (``strict``
+    included: with it, prune only when ``beta < alpha``).
 
     Examples
     --------
@@ -150,10 +166,11 @@ def star1(
     (-0.5, False)
     """
     return _run("star1", game, state, epsilon=0, vmin=vmin, vmax=vmax, order=order,
-                seed=seed, depth=depth, evaluate=evaluate, cutoff=cutoff, trace=trace)
+                seed=seed, depth=depth, evaluate=evaluate, cutoff=cutoff, trace=trace,
+                strict=_check_strict(strict))
 
 
-def _run(name, game, state, *, epsilon, vmin, vmax, trace, **options) -> SearchResult:
+def _run(name, game, state, *, epsilon, vmin, vmax, trace, strict=False, **options) -> SearchResult:
     vmin = game.vmin if vmin is None else vmin
     vmax = game.vmax if vmax is None else vmax
     if not all(isinstance(b, Real) and math.isfinite(b) for b in (vmin, vmax)):
@@ -221,11 +238,13 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, **options) -> SearchR
                 beta = U                                   # line 23: beta = min(U, beta)
             if events is not None:
                 emit("update", path, child=index, alpha=alpha, beta=beta, lower=L, upper=U)
-            if beta <= alpha + epsilon and k < last:       # line 24 (<=, see module notes)
+            # line 24 (<=, see module notes; strict: <, as the pseudocode prints it)
+            if (beta < alpha + epsilon if strict else beta <= alpha + epsilon) and k < last:
                 if events is not None:
                     emit("cutoff", path, alpha=alpha, beta=beta, lower=L, upper=U,
                          pruned=tuple(order[k + 1:]),
-                         reason=f"beta={beta} <= alpha={alpha} + epsilon={epsilon}")
+                         reason=f"beta={beta} {'<' if strict else '<='} alpha={alpha} "
+                                f"+ epsilon={epsilon}")
                     emit("exit", path, alpha=alpha, beta=beta, lower=L, upper=U)
                 return L, U
         if is_max:                                         # line 25

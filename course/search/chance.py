@@ -25,6 +25,9 @@ are computed with the same rule, term by term in the same order, ``vmin``
 
     L_k = clamp((p_1 L(c_1) + ... + p_k L(c_k) + p_{k+1} vmin + ... + p_n vmin) / T, ...)
 
+(With exact numbers the unexplored terms are added as one product, ``(p_{k+1} + ... + p_n) vmin``,
+kept up to date as children return: the same number, at a cost that does not grow with ``n``.)
+
 Every step of this computation is monotone (a rounded sum or product never
 decreases when an operand grows, nor does a max, min or clamp), and the same
 computation with the children's exact values gives expectimax's value.  So,
@@ -118,7 +121,7 @@ class ChanceBounds:
     """
 
     __slots__ = ("probabilities", "vmin", "vmax", "total", "k", "sum_L", "sum_U",
-                 "lo_L", "hi_L", "lo_U", "hi_U")
+                 "lo_L", "hi_L", "lo_U", "hi_U", "rest")
 
     def __init__(self, probabilities: Sequence[Any], vmin: Any, vmax: Any) -> None:
         self.probabilities = tuple(probabilities)
@@ -130,6 +133,12 @@ class ChanceBounds:
         self.k = 0
         self.sum_L = self.sum_U = 0
         self.lo_L = self.hi_L = self.lo_U = self.hi_U = None
+        # With exact numbers the unexplored probability is kept as one running sum, so that
+        # bounds() costs the same after every child (term by term it grows with the children:
+        # a chance node of 125 outcomes, as in Cops & Robbers, cost 125 times more).  Exact
+        # sums do not depend on the order of the terms: the bounds are the same numbers.
+        exact = _exact(vmin) and _exact(vmax) and all(_exact(p) for p in self.probabilities)
+        self.rest = total if exact else None
 
     def weight(self, k: int) -> Any:
         """The normalised probability of child ``k`` (what condition C6 divides by)."""
@@ -143,9 +152,13 @@ class ChanceBounds:
         lo_L, hi_L, lo_U, hi_U = self.lo_L, self.hi_L, self.lo_U, self.hi_U
         if self.k < len(self.probabilities):           # unexplored children: vmin / vmax
             vmin, vmax = self.vmin, self.vmax
-            for p in self.probabilities[self.k:]:      # term by term, as expectimax adds them
-                L += p * vmin
-                U += p * vmax
+            if self.rest is not None and _exact(L) and _exact(U):
+                L += self.rest * vmin                  # exact: all of them at once
+                U += self.rest * vmax
+            else:
+                for p in self.probabilities[self.k:]:  # term by term, as expectimax adds them
+                    L += p * vmin
+                    U += p * vmax
             lo_L, hi_L = min(lo_L, vmin), max(hi_L, vmin)
             lo_U, hi_U = min(lo_U, vmax), max(hi_U, vmax)
         return (clamp(normalise(L, self.total), lo_L, hi_L),
@@ -156,6 +169,8 @@ class ChanceBounds:
         p = self.probabilities[self.k]
         self.sum_L += p * lower
         self.sum_U += p * upper
+        if self.rest is not None:
+            self.rest -= p
         if self.k == 0:
             self.lo_L = self.hi_L = lower
             self.lo_U = self.hi_U = upper

@@ -19,6 +19,11 @@ Every search takes ``order=`` with one of these names (or a callable):
 ``"heuristic"``
     By the game's evaluation of each child (EVAL, or UTILITY for a terminal
     child): MAX's children by decreasing, MIN's by increasing estimate.
+``"probability"``
+    Chance outcomes by decreasing probability (the likeliest first, which
+    tightens a chance node's bounds fastest); MAX's and MIN's children keep
+    the game's order.  The outcome ordering of Star2
+    (:func:`course.search.star2`), and of ``star1(order="probability")``.
 
 Ties keep the original order.  Whatever the ordering, searches report paths
 and moves by the children's *original* indices.
@@ -38,7 +43,7 @@ from ..game import Game, Path, Player
 
 __all__ = ["ORDERINGS", "Orderer", "make_orderer"]
 
-ORDERINGS = ("given", "best-first", "worst-first", "random", "heuristic")
+ORDERINGS = ("given", "best-first", "worst-first", "random", "heuristic", "probability")
 
 #: ``orderer(state, path, player, n) -> indices``; None means "given".
 Orderer = Callable[[Any, Path, Player, int], Sequence[int]]
@@ -86,6 +91,8 @@ def make_orderer(
             def estimate(state):
                 return game.utility(state) if game.is_terminal(state) else game.evaluate(state)
         return _heuristic_orderer(game, estimate)
+    if order == "probability":
+        return _probability_orderer(game)
     if order in ("best-first", "worst-first"):
         if leaf_value is None:
             def leaf_value(state, depth):
@@ -123,6 +130,16 @@ def _heuristic_orderer(game: Game, estimate: Callable[[Any], float]) -> Orderer:
         estimates = [estimate(game.result(state, move)) for move in game.moves(state)]
         sign = -1 if player is Player.MAX else 1
         return sorted(range(n), key=lambda i: sign * estimates[i])
+
+    return orderer
+
+
+def _probability_orderer(game: Game) -> Orderer:
+    def orderer(state, path, player, n):
+        if player is not Player.CHANCE:
+            return range(n)
+        probabilities = [p for _, p in game.chance_outcomes(state)]
+        return sorted(range(n), key=lambda i: -probabilities[i])     # stable: ties keep order
 
     return orderer
 

@@ -18,7 +18,7 @@ Modules
 -------
 * :mod:`course.theory.counts`, tree sizes and alpha-beta's best case:
   :func:`full_tree_leaves`, :func:`log10_leaves`, :func:`best_case_leaves`,
-  :func:`notes_recurrence`, :func:`minimal_tree_counts`,
+  :func:`notes_recurrence`, :func:`minimal_tree_counts`, :func:`iterative_deepening_overhead`,
   :func:`characteristic_roots`, :func:`sqrt_b_bound`, :func:`random_order_estimate`.
 * :mod:`course.theory.selective`, Chen's decision-error bounds:
   :func:`backup_error_bound`, :func:`decision_error_bound`, :func:`nodes_generated`
@@ -85,6 +85,7 @@ from .counts import (
     characteristic_roots,
     full_tree_leaves,
     log10_leaves,
+    iterative_deepening_overhead,
     minimal_tree_counts,
     notes_recurrence,
     random_order_estimate,

@@ -11,6 +11,15 @@
 // one per node); Enter in a box checks the answer; a wrong part gets aria-invalid and a visible
 // "✗" mark, never colour alone; focus rings are 3 px; the panel suppresses JupyterLab's notebook
 // shortcuts (data-lm-suppress-shortcuts) so arrow keys and letters reach the form.
+//
+// Element ids are unique in the page, whatever shows the panels: a notebook may hold several
+// drills (lesson 2 has two), each panel rendered by its own copy of this module, so the counter
+// lives on the page (globalThis), not in the module.  A label's `for` and a field's
+// aria-describedby then always name this panel's own elements.
+//
+// Enter in a text box checks the answer by itself (a keydown handler): JupyterLab's page does
+// not submit a form implicitly on Enter (the browser does on a plain page), so the form's submit
+// is asked for explicitly, the same in JupyterLab, Notebook 7 and JupyterLite.
 
 const CSS = `
 .course-drill { font-family: var(--jp-ui-font-family, sans-serif); font-size: 14px;
@@ -48,9 +57,9 @@ const CSS = `
 .course-drill .cd-progress { display: flex; align-items: center; gap: 10px; margin-top: 6px;
   font-size: 13px; flex-wrap: wrap; }
 .course-drill .cd-bar { display: inline-flex; gap: 3px; }
-.course-drill .cd-bar span { width: 16px; height: 12px; border: 1px solid #595959;
-  border-radius: 2px; background: transparent; }
-.course-drill .cd-bar span.cd-on { background: #595959; }
+.course-drill .cd-bar span { width: 16px; height: 12px; border: 2px solid currentColor;
+  border-radius: 2px; background: transparent; box-sizing: border-box; }
+.course-drill .cd-bar span.cd-on { background: currentColor; }
 .course-drill details { margin: 4px 0; }
 .course-drill summary { cursor: pointer; }
 .course-drill pre { font-family: var(--jp-code-font-family, monospace); font-size: 13px;
@@ -72,7 +81,11 @@ function element(tag, attrs = {}, ...children) {
   return node;
 }
 
-let uid = 0;
+// A fresh id prefix for each rendered panel, unique in the page (see the header).
+function freshId() {
+  globalThis.__courseDrillIds = (globalThis.__courseDrillIds || 0) + 1;
+  return `cd${globalThis.__courseDrillIds}`;
+}
 
 // keepKeys(root): keys.js, put in front of this module by course/widgets/_esm.py.
 
@@ -82,7 +95,7 @@ function render({ model, el }) {
     style.textContent = CSS;
     document.head.appendChild(style);
   }
-  const id = `cd${++uid}`;
+  const id = freshId();
   el.classList.add("course-drill");
   keepKeys(el);
   const section = model.get("section");
@@ -154,11 +167,13 @@ function render({ model, el }) {
 
   // --- the answer: the form, Check, the result, the progress --------------------------------
   const inputs = new Map();      // field id -> element(s)
+  const labels = new Map();      // field id -> its label
 
   function renderAnswer() {
     const d = model.get("drill") || {};
     root.replaceChildren();
     inputs.clear();
+    labels.clear();
     const form = element("form", { "aria-label": "Your answer", novalidate: true });
     form.addEventListener("submit", (e) => { e.preventDefault(); check(); });
     let fieldset = null;
@@ -171,12 +186,19 @@ function render({ model, el }) {
         form.appendChild(fieldset);
       }
       const row = fieldset.lastChild;
+      labels.set(f.id, f.label);
       const fid = `${id}-${f.id.replace(/[^A-Za-z0-9_-]/g, "_")}`;
       const mark = element("span", { className: "cd-mark", id: `${fid}-mark` });
       if (f.kind === "number") {
         const box = element("input", { type: "text", id: fid, inputmode: "text",
                                        autocomplete: "off", spellcheck: "false",
                                        "aria-describedby": `${fid}-mark` });
+        box.addEventListener("keydown", (e) => {        // Enter checks (see the header)
+          if (e.key !== "Enter" || e.shiftKey || e.ctrlKey || e.altKey || e.metaKey ||
+              e.isComposing) return;
+          e.preventDefault();
+          check();
+        });
         row.appendChild(element("label", { for: fid, className: "cd-inline" },
                                 document.createTextNode(f.label), box, mark));
         inputs.set(f.id, { kind: "number", box, mark });
@@ -292,15 +314,25 @@ function render({ model, el }) {
     }
   }
 
+  // A node of the picture was chosen: its part of the form gets the focus.  A click in the
+  // picture answers for a leaf (ticks or unticks its box: the picture answers too); a key on a
+  // node of "The tree in text" only goes to the box (Enter there never changes an answer behind
+  // the reader's back: Space on the box does, as everywhere).  Either way the box's state is said.
   function onSelect() {
     const s = model.get("select") || {};
     const input = inputs.get(s.field);
     if (!input) return;
+    const fromKeys = Boolean(document.activeElement && document.activeElement.closest &&
+                             document.activeElement.closest("[role=treeitem]"));
     const target = input.kind === "choice" ? input.radios[0] : input.box;
     target.focus();
-    if (input.kind === "toggle" && s.toggle) {
+    if (input.kind !== "toggle") return;
+    const label = (labels.get(s.field) || s.field);
+    if (s.toggle && !fromKeys) {
       input.box.checked = !input.box.checked;
-      announce(`${s.field}: ${input.box.checked ? "marked never looked at" : "not marked"}`);
+      announce(`${label}: ${input.box.checked ? "ticked" : "unticked"}`);
+    } else {
+      announce(`${label}: ${input.box.checked ? "ticked" : "not ticked"}. Space ticks or unticks it.`);
     }
   }
 

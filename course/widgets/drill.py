@@ -33,23 +33,13 @@ import anywidget
 import ipywidgets as widgets
 import traitlets
 
-from ..drills import KINDS, SESSION, Drill, Progress, Verdict, make_drill
-from ..drills.numbers import fmt
+from ..drills import KIND_CLASSES, KINDS, SESSION, Drill, Progress, Verdict, make_drill
 from ..drills.progress import WINDOW
 from ..errors import CourseError
 from ._esm import esm
 from .tree_view import TreeView
 
 __all__ = ["drill", "DrillWidget", "DrillPanel"]
-
-_KIND_LABELS = {
-    "minimax": "minimax values",
-    "pruning": "alpha-beta: leaves never looked at",
-    "window": "alpha-beta: alpha and beta at entry",
-    "star1": "Star1: bounds at a chance node",
-    "bab": "Bounded Alpha-Beta: leaves skipped",
-}
-
 
 class DrillPanel(anywidget.AnyWidget):
     """One panel of a drill (``section`` ``"top"`` or ``"answer"``); see the module docstring."""
@@ -86,11 +76,12 @@ class DrillWidget(widgets.VBox):
 
     def __init__(self, drill: Drill, *, progress: Progress | None = None) -> None:
         self.progress = progress if progress is not None else SESSION
-        kinds = [[k, _KIND_LABELS[k]] for k in KINDS]
+        kinds = [[k, KIND_CLASSES[k].label] for k in KINDS]
         self.top = DrillPanel(section="top", kinds=kinds)
         self.answer = DrillPanel(section="answer", kinds=kinds)
-        self.picture = TreeView(max_height=380, click_zoom=False, announce=False,
+        self.picture = TreeView(max_height=picture_height(drill), click_zoom=False, announce=False,
                                 layout=widgets.Layout(width="100%"))
+        self._sizes: dict = {}
         self.picture.on_node_click(self._clicked)
         for panel in (self.top, self.answer):
             panel.on_msg(self._on_message)
@@ -106,6 +97,8 @@ class DrillWidget(widgets.VBox):
         self.drill = drill
         self.verdict = None
         self._counted = False
+        self.picture.max_height = picture_height(drill)
+        self._sizes = {}
         data = {
             "kind": drill.kind, "title": drill.title, "level": drill.level, "seed": drill.seed,
             "code": drill.code, "recipe": drill.recipe, "question": drill.question,
@@ -139,11 +132,15 @@ class DrillWidget(widgets.VBox):
         return verdict
 
     def reveal(self) -> None:
-        """Fill the form with the answer and draw the whole search (a first try counts as wrong)."""
+        """Fill the form with the answer and draw the whole search (a first try counts as wrong).
+
+        Every field is filled: the ones the answer leaves empty (a Star1 row after the cut, the
+        window of a node never entered) are cleared.
+        """
         if not self._counted:
             self.progress.record(self.drill.kind, False, level=self.drill.level)
             self._counted = True
-        answer = _form_values(self.drill)
+        answer = self.drill.form(self.drill.expected)
         verdict = self.drill.check_form(answer)
         self._checks += 1
         self._show(verdict, answer=answer, revealed=True)
@@ -188,19 +185,29 @@ class DrillWidget(widgets.VBox):
                                 "mastery": s.mastery, "window": WINDOW, "line": s.line()}
 
     def _draw(self, verdict: Verdict | None) -> None:
+        """Draw the tree (before a check) or the search at the moment explained (after one).
+
+        Every picture of a drill has the same layout: each node is drawn as big as it is in
+        the whole search (``sizes``, windows and bounds included), so the bare tree already
+        takes the room the answer needs and a check only restyles it: the node asked about
+        and the leaf row stay where the student saw them (see :func:`picture_height`).
+        """
         from ..draw import draw_tree
 
         d = self.drill
         try:
+            if not self._sizes:
+                draw_tree(d.game, d.reference, sizes=self._sizes)
             if verdict is None:
-                picture = draw_tree(d.game, title="the tree")
+                picture = draw_tree(d.game, title="the tree", sizes=self._sizes)
             elif verdict.correct or verdict.upto is None:
-                picture = draw_tree(d.game, d.reference, title="the whole search")
+                picture = draw_tree(d.game, d.reference, title="the whole search", sizes=self._sizes)
             else:
                 where = d.names.get(verdict.node, "") if verdict.node is not None else ""
                 picture = draw_tree(d.game, d.reference, upto=verdict.upto,
                                     title=f"the search, stopped where it decides: {where}"
-                                    if where else "the search, stopped where it decides")
+                                    if where else "the search, stopped where it decides",
+                                    sizes=self._sizes)
         except CourseError:
             picture = None
         self.picture.show(picture)
@@ -228,11 +235,34 @@ class DrillWidget(widgets.VBox):
         name = d.names.get(path)
         if name is None:
             return
-        ids = [f.id for f in d.fields() if f.node == path]
-        if not ids:
+        fields = [f for f in d.fields() if f.node == path]
+        if not fields:
             return
-        self.answer.select = {"field": ids[0], "toggle": d.kind in ("pruning", "bab"),
+        # a leaf drill's tick box is answered by the click itself (a node with a number or a
+        # choice gets the focus, to type in)
+        self.answer.select = {"field": fields[0].id, "toggle": fields[0].kind == "toggle" and
+                              all(f.kind == "toggle" for f in fields),
                               "n": self.answer.select.get("n", 0) + 1}
+
+
+#: Height (px) of a drill's picture per level of the tree below the root, and for the rest (title,
+#: margins): at the readable zoom a drawn level with its windows or bounds takes about 105 px.
+PX_PER_LEVEL, PX_BESIDES = 120, 140
+
+
+def picture_height(drill: Drill) -> int:
+    """The height of a drill's picture, enough for its whole tree at the readable zoom.
+
+    At least 380 px (a level-1 tree); a deeper tree gets more, so that after a check the leaf
+    row is in view without panning.
+
+    >>> from course.drills import make_drill
+    >>> picture_height(make_drill("pruning", level=1, seed=1))
+    380
+    >>> picture_height(make_drill("star1", level=5, seed=1))
+    620
+    """
+    return max(380, PX_BESIDES + PX_PER_LEVEL * drill.game.root.height())
 
 
 def drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None, tree: Any = None,
@@ -257,25 +287,3 @@ def drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None, tre
     first = make_drill(kind, level=level, seed=seed, tree=tree, code=code, order=order,
                        epsilon=epsilon, node=node, focus=focus)
     return DrillWidget(first, progress=progress if progress is not None else SESSION)
-
-
-def _form_values(drill: Drill) -> dict:
-    """The form's values that say the right answer."""
-    expected = drill.expected
-    values: dict[str, Any] = {}
-    if drill.kind == "minimax":
-        values = {k: (v if k == "move" else fmt(v)) for k, v in expected.items()}
-    elif drill.kind in ("pruning", "bab"):
-        values = {f.id: f.id in expected for f in drill.fields()}
-    elif drill.kind == "window":
-        for name, window in expected.items():
-            values[f"{name}.skip"] = window is None
-            if window is not None:
-                values[f"{name}.alpha"], values[f"{name}.beta"] = (fmt(x) for x in window)
-            else:
-                values[f"{name}.alpha"] = values[f"{name}.beta"] = ""
-    elif drill.kind == "star1":
-        for k, (lo, hi) in enumerate(expected["rows"], 1):
-            values[f"row{k}.L"], values[f"row{k}.U"] = fmt(lo), fmt(hi)
-        values["stop"] = expected["stop"] or "none"
-    return values

@@ -36,8 +36,10 @@ from ..course_dir import CourseLayout, WorkflowError, course_layout, pick_assign
 from ..intake.repair import describe, repair_submission
 from ..intake.student_ids import describe_name
 from ..release import ensure_in_gradebook
-from ..results.report import GRADED, GradeRecord, describe_record, fill_scores, read_report, write_report
+from ..results.report import GRADED, GradeRecord, describe_record, fill_scores, read_report, update_report
 from ..results.copy_report import report_copies, start_copy_audit
+from ..run_lock import course_lock
+from ..safe_text import console_log, console_text
 from .queue import run_jobs
 
 __all__ = ["autograde", "refused_submissions", "grading_key", "ungraded", "GRADED"]
@@ -204,7 +206,27 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         On Ctrl-C or SIGTERM: every worker and sandbox is stopped, the temporary folders
         are removed, and the submissions in flight stay ``"grading"`` in the report (not
         graded); a re-run grades them and skips the ones already graded.
+    CourseBusy
+        If another grading command holds the course (:mod:`course.grading.run_lock`).
+
+    Every submission staged for grading ends as a record, whatever fails (a worker, the
+    queue, the disk): one that has no grade has status ``"failed"`` and the reason; one whose
+    result could not be written to the report says so.
     """
+    what = "autograde" + (" --regrade" if regrade else "") + (f" --assignment {assignment}"
+                                                               if assignment else "") \
+        + (f" --student {student}" if student else "")
+    with course_lock(root, what):
+        return _autograde(root, submissions, assignment=assignment, student=student,
+                          cell_timeout=cell_timeout, submission_timeout=submission_timeout,
+                          log=console_log(log), jobs=jobs, regrade=regrade,
+                          unsafe_no_sandbox=unsafe_no_sandbox)
+
+
+def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *,
+               assignment: str | None, student: str | None, cell_timeout: int | None,
+               submission_timeout: float | None, log: Any, jobs: int | None, regrade: bool,
+               unsafe_no_sandbox: bool) -> list[GradeRecord]:
     from ...sandbox import SandboxUnavailable, check_sandbox
     from ..course_dir import course_config
     from .approval import check_config_approved, check_policy_approved
@@ -238,7 +260,7 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     valid, refused = refused_submissions(layout, names)
     for path, why in refused:
         if log is not None:
-            log(f"REFUSED {describe_name(str(path), 200)}: {why}")
+            log(f"REFUSED {describe_name(str(path), 200)}: {console_text(why)}")
     for who, name in valid:
         if student is None or who == student:
             todo.append((who, name))
@@ -255,16 +277,29 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
 
     due = due_dates(layout)
 
+    def save(record: GradeRecord) -> None:
+        """Write the record to the report (its entry only); a failure is said in the record."""
+        try:
+            update_report(layout, {f"{record.student}/{record.assignment}": asdict(record)})
+        except OSError as exc:
+            # e.g. a full disk: the record stays in this run's results, without a grade
+            if record.status in GRADED:
+                record.reason = "; ".join(r for r in (record.reason, f"graded ({record.score:g} "
+                                                      "points) but not saved") if r)
+            record.status = "failed"
+            record.reason = "; ".join(r for r in (record.reason, "its result could not be written "
+                                                  f"to the grading report ({exc.strerror or exc}): "
+                                                  "run autograde again") if r)
+
     def done(record: GradeRecord) -> None:
         record.sandboxed = not unsafe_no_sandbox        # recorded next to the grade (issue 19)
         records.append(record)
-        report[f"{record.student}/{record.assignment}"] = asdict(record)
-        write_report(layout, report)
+        save(record)
         if log is not None:
             note = f"  ({record.reason})" if record.reason else ""
-            log(f"{describe_record(record)}{note}  [{record.seconds:.1f} s]")
+            log(f"{console_text(describe_record(record))}{console_text(note)}  [{record.seconds:.1f} s]")
             for item in record.review:
-                log(f"    review: {item}")
+                log(f"    review: {console_text(item)}")
 
     def begin(record: GradeRecord) -> None:
         # written before nbgrader touches the gradebook or autograded/: if the run stops here,
@@ -273,11 +308,25 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         entry.update(student=record.student, assignment=record.assignment, status="grading",
                      score=0.0, grading_key="",
                      reason="grading did not finish (interrupted?): run autograde again")
-        report[f"{record.student}/{record.assignment}"] = entry
-        write_report(layout, report)
+        update_report(layout, {f"{record.student}/{record.assignment}": entry})
 
     assignments = sorted({a for _, a in todo})
     copies = start_copy_audit(layout, assignments)
+    try:
+        _grade(layout, todo, report, records, settings, code, due, regrade, timeout,
+               submission_timeout, jobs, unsafe_no_sandbox, done, begin, log)
+    except BaseException:
+        copies.stop()
+        raise
+    report_copies(layout, assignments, log, copies())
+    return records
+
+
+def _grade(layout: CourseLayout, todo: list[tuple[str, str]], report: dict, records: list,
+           settings: dict, code: str, due: dict, regrade: bool, timeout: int,
+           submission_timeout: float, jobs: int | None, unsafe_no_sandbox: bool, done: Any,
+           begin: Any, log: Any) -> None:
+    """Stage every submission of ``todo`` (or keep it, unchanged), then grade the staged ones."""
     with _sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
         # the workers' sandboxes make their folders in here too: gone with it, even after a kill
         os.chmod(tmp, 0o711)
@@ -297,10 +346,14 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
                     kept = GradeRecord(**{k: v for k, v in before.items()
                                           if k in GradeRecord.__dataclass_fields__})
                     fill_scores(layout, kept)          # hand grades given since count
-                    report[f"{who}/{what}"] = asdict(kept)
                     records.append(kept)
                     if log is not None:
-                        log(f"{describe_record(kept)}  [unchanged since {kept.graded_at}: kept]")
+                        log(f"{console_text(describe_record(kept))}  "
+                            f"[unchanged since {console_text(kept.graded_at)}: kept]")
+                    try:
+                        update_report(layout, {f"{who}/{what}": asdict(kept)})
+                    except OSError:
+                        pass              # the report keeps its entry: the same grade
                     continue
                 staged[(who, what)] = record
             except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
@@ -311,7 +364,6 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
                 except Exception:  # noqa: BLE001 - the row matters, not its maximum
                     pass
                 done(record)
-        write_report(layout, report)
         if staged:
             old_tmpdir = os.environ.get("TMPDIR")
             os.environ["TMPDIR"] = str(sandboxes)          # inherited by the workers
@@ -324,8 +376,6 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
                     os.environ.pop("TMPDIR", None)
                 else:
                     os.environ["TMPDIR"] = old_tmpdir
-    report_copies(layout, assignments, log, copies())
-    return records
 
 
 def ungraded(records: list[GradeRecord]) -> list[GradeRecord]:

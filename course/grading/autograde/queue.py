@@ -23,7 +23,6 @@ from typing import Any
 from ...sandbox.bwrap import descendants as _descendants
 from ..course_dir import CourseLayout, gradebook, nbgrader_error
 from ..results.report import GradeRecord, fill_scores, read_report
-from ..results.summary import review_flags
 
 __all__ = ["run_jobs", "WORKER_STARTUP", "WORKER_MARGIN", "Interrupted"]
 
@@ -235,11 +234,10 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                         record.reason = "; ".join(r for r in (record.reason, why) if r)
                     if message.get("success") and not message.get("limit"):
                         _keep_hand_grades(layout, job, kept, lock)
-                        try:
-                            record.review += review_flags(layout, *job)
-                        except Exception as exc:  # noqa: BLE001 - a malformed extra notebook
-                            record.review.append(f"review flags could not be read ({type(exc).__name__}: "
-                                                 f"{str(exc)[:200]})")
+                        # the checks' own findings, recorded by the grader (never a line the
+                        # student's code printed: issue 29)
+                        record.review += [str(flag)[:500] for flag in message.get("review") or []
+                                          if isinstance(flag, str)][:50]
                     fill_scores(layout, record, lock)
                     if record.status == "needs attention":
                         _needs_attention(layout, job, lock)
@@ -254,7 +252,13 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                 except IntegrityError as exc:
                     stop.set()
                     stop.error = exc
-                done(record)
+                except Exception as exc:  # noqa: BLE001 - the tripwire could not look: stop too
+                    stop.set()
+                    stop.error = exc
+                try:
+                    done(record)
+                except Exception:  # noqa: BLE001 - run_jobs records it again if it was lost
+                    pass
                 if pending and worker.proc.poll() is not None:
                     break                 # start a new worker for the rest
         finally:
@@ -307,22 +311,32 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
 
     in_flight: set[tuple[str, str]] = set()
 
-    def locked_done(record: GradeRecord) -> None:
-        with report_lock:
-            in_flight.discard((record.student, record.assignment))
-            done(record)
-
     def locked_begin(record: GradeRecord) -> None:
         with report_lock:
             in_flight.add((record.student, record.assignment))
             if begin is not None:
                 begin(record)
 
-    threads = [threading.Thread(target=_run_queue, daemon=True,
-                                args=(layout, staging, records, queue, cell_timeout,
-                                      submission_timeout, locked_done),
-                                kwargs=dict(lock=lock, sandbox=sandbox, watch=watch, stop=stop,
-                                            begin=locked_begin, workers=workers))
+    finished: set[tuple[str, str]] = set()
+    failures: list[str] = []
+
+    def locked_done(record: GradeRecord) -> None:
+        with report_lock:
+            in_flight.discard((record.student, record.assignment))
+            finished.add((record.student, record.assignment))
+            done(record)
+
+    def run_queue(queue: list[tuple[str, str]]) -> None:
+        """One queue's thread: whatever kills it (a worker that cannot start, a full disk) is
+        noted, and the jobs it did not finish are recorded as failed by run_jobs."""
+        try:
+            _run_queue(layout, staging, records, queue, cell_timeout, submission_timeout,
+                       locked_done, lock=lock, sandbox=sandbox, watch=watch, stop=stop,
+                       begin=locked_begin, workers=workers)
+        except Exception as exc:  # noqa: BLE001 - said in the records of its jobs
+            failures.append(f"{type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=run_queue, args=(queue,), daemon=True)
                for queue in queues if queue]
     for thread in threads:
         thread.start()
@@ -342,5 +356,18 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
             except Exception:  # noqa: BLE001 - the report already says "grading"
                 pass
         raise Interrupted("grading was interrupted") from None
+    # every staged job ends as a record: those a queue did not finish (its thread died, grading
+    # stopped at the tripwire) are recorded as failed, with why
+    why = "; ".join(failures) or (f"grading stopped: {stop.error}" if stop.error is not None
+                                  else "its grading queue stopped")
+    for job, record in records.items():
+        if job in finished:
+            continue
+        record.status = "failed"
+        record.reason = "; ".join(r for r in (record.reason, f"not graded: {why}") if r)
+        try:
+            locked_done(record)
+        except Exception:  # noqa: BLE001 - done keeps the record before it writes it
+            pass
     if stop.error is not None:
         raise stop.error

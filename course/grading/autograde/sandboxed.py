@@ -249,7 +249,10 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
     Returns
     -------
     list of dict
-        For each cell: ``{"outputs": [...], "passed": bool | None, "hidden_failed": bool}``.
+        For each cell: ``{"outputs": [...], "passed": bool | None, "hidden_failed": bool,
+        "review": [...]}``; ``review`` holds the review flags the checks of a test cell raised
+        (:func:`course.grading.evaluation.flag_for_review`), taken from the grader's own record,
+        never from what was printed.
 
     Raises
     ------
@@ -262,7 +265,10 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
     nothing it prints during hidden tests is kept.  Every visible test runs before any hidden
     one, so nothing it writes to a file during a hidden test can reach a later report either.
     """
-    results: list[dict] = [{"outputs": [], "passed": None, "hidden_failed": False} for _ in cells]
+    from ..evaluation import take_review_flags
+
+    results: list[dict] = [{"outputs": [], "passed": None, "hidden_failed": False, "review": []}
+                           for _ in cells]
     to_sandbox = [(i, c["trusted_source"] if c["kind"] == "locked" else c["source"])
                   for i, c in enumerate(cells) if c["kind"] != "test"]
     session = StudentSession(sandbox=sandbox, cell_timeout=cell_timeout, deadline=deadline,
@@ -335,8 +341,10 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
             if cell["kind"] != "test":
                 continue
             visible, hidden = split_hidden(cell["trusted_source"])
+            take_review_flags()
             with session.isolated():
                 printed, exc = _run_code(plain_python(visible), namespace, f"<test cell {i + 1}>")
+            results[i]["review"] += take_review_flags()
             _stop_at_limit(session)
             outputs = [new_output("stream", name="stdout", text=printed[:OUTPUT_CHARS])] \
                 if printed else []
@@ -350,12 +358,14 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
         for i, hidden, seen in hidden_runs:
             hidden_namespace.update({k: v for k, v in seen.items() if k not in hidden_namespace})
             session.quiet = True             # nothing printed here reaches anyone
+            take_review_flags()
             try:
                 with session.isolated():
                     _, exc = _run_code(plain_python(hidden), hidden_namespace,
                                        f"<hidden tests {i + 1}>")
             finally:
                 session.quiet = False
+                results[i]["review"] += take_review_flags()
             _stop_at_limit(session)
             if exc is not None:
                 results[i]["outputs"].append(_error_output(type(exc).__name__,
@@ -375,6 +385,10 @@ JOB_DEADLINE: float | None = None
 
 #: The caps reached by the notebooks graded in this process (the worker reports and clears them).
 LIMITS_HIT: list[str] = []
+
+#: The review flags the checks raised on the notebooks graded in this process, as
+#: ``"<notebook>.ipynb [<grade id>]: <flag>"`` (the worker reports and clears them).
+REVIEW_FLAGS: list[str] = []
 
 #: Characters of a test cell's printout kept in the graded notebook.
 OUTPUT_CHARS = 20_000
@@ -545,5 +559,8 @@ class SandboxedGrade(NbGraderPreprocessor):
         for index, result in zip(where, results):
             nb.cells[index].outputs = result["outputs"]
             nb.cells[index].execution_count = None
+            grade_id = nb.cells[index].metadata.get("nbgrader", {}).get("grade_id", "?")
+            REVIEW_FLAGS.extend(f"{info['notebook']}.ipynb [{grade_id}]: {flag}"
+                                for flag in result.get("review", ()))
         resources.setdefault("course_grading", {})["results"] = results
         return nb, resources

@@ -199,6 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             break                       # the parent went away
         _emit({"event": "start", "student": student, "assignment": assignment})
         del sandboxed.LIMITS_HIT[:]
+        del sandboxed.REVIEW_FLAGS[:]
         timeout = args.submission_timeout or sandboxed.SandboxedGrade(config=config).submission_timeout
         sandboxed.JOB_DEADLINE = time.monotonic() + timeout     # for all its notebooks together
         lock.acquire()
@@ -213,6 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = status or (0 if ok else 1)
         _emit({"event": "done", "student": student, "assignment": assignment, "success": ok,
                "limit": "; ".join(sandboxed.LIMITS_HIT),
+               "review": sandboxed.REVIEW_FLAGS[:50],
                "error": (result.get("error") or "")[-LOG_LIMIT:],
                "log": (result.get("log") or "")[-LOG_LIMIT:]})
         if job is args.job[0]:

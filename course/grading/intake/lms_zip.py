@@ -90,6 +90,7 @@ from typing import Any, NamedTuple
 
 from ..course_dir import WorkflowError, course_layout
 from .roster import Roster, course_roster
+from ..safe_text import console_log, console_text
 from .student_ids import describe_name, is_student_id
 
 __all__ = ["collect_zip", "ZipImport", "LmsIdentity", "lms_identity", "notebook_match", "MAX_FILE_BYTES",
@@ -155,7 +156,7 @@ class ZipImport:
         for title, items in (("refused", self.refused), ("ambiguous (not collected)", self.ambiguous)):
             if items:
                 lines.append(f"{len(items)} {title}:")
-                lines += [f"  {describe_name(entry, 120)}: {why}" for entry, why in items]
+                lines += [f"  {describe_name(entry, 120)}: {console_text(why)}" for entry, why in items]
         if self.missing:
             lines.append(f"{len(self.missing)} roster student{'s' if len(self.missing) != 1 else ''} "
                          "with nothing collected:")
@@ -164,7 +165,7 @@ class ZipImport:
             lines.append(f"{len(self.recognised)} renamed file{'s' if len(self.recognised) != 1 else ''} "
                          "collected by the notebook name in them (check them):")
             lines += [f"  {describe_name(entry, 120)} as {nb}" for entry, nb in self.recognised]
-        return "\n".join(lines)
+        return "\n".join(console_text(line) for line in lines)
 
 
 class LmsIdentity(NamedTuple):
@@ -402,7 +403,7 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
     for a in ([assignment] if assignment else assignments):
         for nb in layout.notebooks(a):
             owners.setdefault(nb, []).append(a)
-    say = log if log is not None else (lambda line: None)
+    say = console_log(log) if log is not None else (lambda line: None)   # entry names are the students'
     result = ZipImport(roster=roster.path if roster is not None else None)
     latest = _dt.datetime.now() + FUTURE_SLACK
 
@@ -561,7 +562,8 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
                 if before > when:
                     say(f"{student}/{assignment_id}/{filename}: kept the newer submission already in "
                         f"{destination} ({before:%Y-%m-%d %H:%M:%S}); the zip's {name} ({when}) is older")
-                    result.notes.append(f"{name}: older than the submission already in {folder}")
+                    result.notes.append(f"{describe_name(name, 120)}: older than the submission "
+                                        f"already in {folder}")
                     continue
                 say(f"{student}/{assignment_id}/{filename}: replaced the submission already collected "
                     f"({before:%Y-%m-%d %H:%M:%S}) by the zip's newer {name} ({when})")

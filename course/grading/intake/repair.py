@@ -43,7 +43,8 @@ from typing import Any
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_raw_cell
 
-__all__ = ["RepairReport", "repair_notebook", "repair_submission", "audit_notebook", "SUSPICIOUS"]
+__all__ = ["RepairReport", "repair_notebook", "repair_submission", "audit_notebook", "SUSPICIOUS",
+           "MAX_CELLS", "MAX_NOTEBOOK_BYTES", "TooLarge"]
 
 #: Patterns in student code the audit reports, with what they suggest.
 SUSPICIOUS: tuple[tuple[str, str], ...] = (
@@ -52,10 +53,28 @@ SUSPICIOUS: tuple[tuple[str, str], ...] = (
     (r"_getframe|\binspect\.(stack|currentframe)|\bf_back\b", "inspects the call stack"),
     (r"\bgc\.get_(objects|referrers|referents)\b", "searches the garbage collector's objects"),
     (r"\bcourse\.grading\b|\bfrom\s+course\.grading\b", "uses the grading package"),
-    (r"\bcourse\.search\b|\bfrom\s+course\s+import\s+[^\n]*\b(minimax|alphabeta|expectimax|star1|bab)\b",
+    (r"\bcourse\.search\b|\bfrom\s+course\s+import\s+[^\n]{0,500}?\b(minimax|alphabeta|expectimax|star1|bab)\b",
      "imports a reference search"),
     (r"__code__|__class__\s*=|setattr\s*\(\s*type\(", "replaces code or classes at run time"),
 )
+
+
+#: The largest notebook file repaired (bytes); a larger one is set aside as unreadable.  A
+#: course notebook with its outputs is well under 1 MB; outputs are dropped when it is graded.
+MAX_NOTEBOOK_BYTES = 32 * 2**20
+#: The most cells a submitted notebook may have: this many, or 20 times the release's cells if
+#: that is more.  Beyond it, the notebook is set aside as unreadable (graded as blank, "needs
+#: attention"): 120,000 empty cells in a 22 kB zip would otherwise keep the grader busy for
+#: minutes before any time limit applies.
+MAX_CELLS = 2_000
+#: The most characters of one cell the audit's patterns are matched against.
+AUDIT_CHARS = 200_000
+#: The most audit findings listed per notebook (the rest are counted).
+MAX_FINDINGS = 20
+
+
+class TooLarge(ValueError):
+    """A submitted notebook over a limit of :func:`repair_submission` (the message says which)."""
 
 
 @dataclass
@@ -248,10 +267,23 @@ def audit_notebook(nb: nbformat.NotebookNode, release: nbformat.NotebookNode) ->
         if gid in locked:
             continue
         name = gid or f"#{k + 1}"
+        source = cell.source[:AUDIT_CHARS]
         for pattern, meaning in SUSPICIOUS:
-            if re.search(pattern, cell.source):
+            if re.search(pattern, source):
                 findings.append(f"cell {name}: {meaning}")
     return findings
+
+
+def _cell_count(raw: Any) -> int:
+    """The cells of a parsed notebook, in nbformat 4 (``cells``) or 3 (``worksheets``)."""
+    if not isinstance(raw, dict):
+        return 0
+    count = len(raw["cells"]) if isinstance(raw.get("cells"), list) else 0
+    sheets = raw.get("worksheets")
+    if isinstance(sheets, list):
+        count += sum(len(w["cells"]) for w in sheets
+                     if isinstance(w, dict) and isinstance(w.get("cells"), list))
+    return count
 
 
 def repair_submission(directory: str | os.PathLike, release_directory: str | os.PathLike) -> RepairReport:
@@ -268,7 +300,9 @@ def repair_submission(directory: str | os.PathLike, release_directory: str | os.
     -------
     RepairReport
         Unreadable notebooks are renamed ``<name>.ipynb.unreadable``; they and
-        missing notebooks are replaced by the blank release (0 points).
+        missing notebooks are replaced by the blank release (0 points).  A notebook
+        over a limit (:data:`MAX_NOTEBOOK_BYTES`, :data:`MAX_CELLS`) counts as unreadable,
+        with the limit as its reason: the work done here is bounded per submission.
     """
     directory, release_directory = Path(directory), Path(release_directory)
     report = RepairReport()
@@ -280,12 +314,20 @@ def repair_submission(directory: str | os.PathLike, release_directory: str | os.
             shutil.copyfile(release_path, path)
             continue
         try:
+            size = path.stat().st_size
+            if size > MAX_NOTEBOOK_BYTES:
+                raise TooLarge(f"it is larger than the limit of {MAX_NOTEBOOK_BYTES // 2**20} MB "
+                               f"({size / 2**20:.0f} MB)")
             with open(path, encoding="utf-8") as handle:
                 raw = json.load(handle)
+            most = max(MAX_CELLS, 20 * len(release.cells))
+            count = _cell_count(raw)
+            if count > most:
+                raise TooLarge(f"it has {count:,} cells, more than the limit of {most:,}")
             if isinstance(raw, dict) and raw.get("nbformat", 4) < 4:
                 raw = nbformat.reads(json.dumps(raw), as_version=4)
             fixed, changes = repair_notebook(raw, release)
-        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        except (ValueError, TypeError, UnicodeDecodeError, RecursionError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             if isinstance(exc, json.JSONDecodeError):
                 reason = f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
@@ -296,7 +338,11 @@ def repair_submission(directory: str | os.PathLike, release_directory: str | os.
             shutil.copyfile(release_path, path)
             continue
         report.changes += [f"{release_path.name}: {c}" for c in changes]
-        report.review += [f"{release_path.name}: {f}" for f in audit_notebook(fixed, release)]
+        findings = audit_notebook(fixed, release)
+        if len(findings) > MAX_FINDINGS:
+            findings = findings[:MAX_FINDINGS] + [f"and {len(findings) - MAX_FINDINGS} more findings "
+                                                  "like these"]
+        report.review += [f"{release_path.name}: {f}" for f in findings]
         with open(path, "w", encoding="utf-8") as handle:
             nbformat.write(fixed, handle)
     return report

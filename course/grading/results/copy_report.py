@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as _dt
 import html
 import json
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from ..course_dir import CourseLayout
 
 __all__ = ["Group", "group_findings", "copy_report_html", "write_copy_report", "summary_line",
-           "start_copy_audit", "report_copies", "COPIES_PATH", "COPIES_HTML_PATH"]
+           "start_copy_audit", "report_copies", "CopyAudit", "COPIES_PATH", "COPIES_HTML_PATH"]
 
 #: Where the audit's findings are written, relative to ``autograded/``.
 COPIES_PATH = Path(".course-grading") / "copies.json"
@@ -249,6 +250,10 @@ def copy_report_html(audits: Sequence[Audit], *, threshold: float = DEFAULT_THRE
                 items = "".join(f"<li>{_e(t)}</li>" for t in texts)
                 parts.append(f"<li>{_e(student)}<ul>{items}</ul></li>")
             parts.append("</ul>")
+        if audit.incomplete:
+            parts.append("<h3>Not audited in full: look at these by hand</h3><ul>"
+                         + "".join(f"<li>{_e(who)}: {_e(why)}</li>"
+                                   for who, why in sorted(audit.incomplete.items())) + "</ul>")
         if audit.notes:
             parts.append("<h3>Notes</h3><ul>" + "".join(f"<li>{_e(n)}</li>" for n in audit.notes) + "</ul>")
     parts.append("</main></body></html>")
@@ -263,6 +268,7 @@ def _as_json(audit: Audit) -> dict[str, Any]:
                    for g in group_findings(audit.findings)],
         "hidden_code": audit.hidden,
         "notes": audit.notes,
+        "incomplete": audit.incomplete,
         "compared": len(audit.codes),
         "seconds": audit.seconds,
     }
@@ -284,12 +290,15 @@ def summary_line(audits: Sequence[Audit], where: str | Path) -> str:
     students = sum(len(g.students) for g in groups)
     hidden = sum(len(a.hidden) for a in audits)
     notes = sum(len(a.notes) for a in audits)
+    incomplete = sum(len(a.incomplete) for a in audits)
     said = []
     if groups:
         said.append(f"{len(groups)} group{'s' if len(groups) != 1 else ''} "
                     f"({students} student{'s' if students != 1 else ''})")
     if hidden:
         said.append(f"{hidden} submission{'s' if hidden != 1 else ''} with code hidden in strings")
+    if incomplete:
+        said.append(f"{incomplete} submission{'s' if incomplete != 1 else ''} not audited in full")
     tail = f"; {notes} note{'s' if notes != 1 else ''}" if notes else ""
     if not said:
         return f"copy audit: nothing to review{tail} ({where})"
@@ -311,31 +320,197 @@ def write_copy_report(folder: str | Path, audits: Sequence[Audit], *,
 
 # --------------------------------------------------------------------------- during autograde
 
+#: The most memory (bytes of address space) the audit's process may map.
+AUDIT_MEMORY_BYTES = 3 * 2**30
+#: Seconds the audit's process may take beyond its time limit (starting, writing its results)
+#: before it is stopped.
+AUDIT_MARGIN = 15.0
 
-def _audit_all(layout: CourseLayout, assignments: list[str]) -> list[Audit]:
-    return [audit_assignment(layout.root, layout.submitted, a) for a in assignments]
+
+def _audit_json(audit: Audit) -> dict[str, Any]:
+    return {"assignment": audit.assignment, "findings": [asdict(f) for f in audit.findings],
+            "hidden": audit.hidden, "notes": audit.notes, "codes": audit.codes,
+            "references": audit.references, "seconds": audit.seconds,
+            "incomplete": audit.incomplete}
 
 
-def start_copy_audit(layout: CourseLayout, assignments: list[str]) -> Callable[[], list[Audit]]:
-    """Audit the submissions in a thread while they are graded (they do not change meanwhile,
-    and the grading workers leave a core idle while they wait on their sandboxes); the function
-    returned waits for the audits (an empty list if the audit itself failed)."""
-    box: dict[str, Any] = {"found": []}
+def _audit_from_json(data: dict[str, Any]) -> Audit:
+    return Audit(str(data["assignment"]), [Finding(**f) for f in data["findings"]],
+                 dict(data["hidden"]), list(data["notes"]), dict(data["codes"]),
+                 dict(data["references"]), float(data["seconds"]), dict(data.get("incomplete") or {}))
 
-    def run() -> None:
+
+def _audit_all(layout: CourseLayout, assignments: list[str], time_limit: float | None = None,
+               progress: Callable[[str, str], None] | None = None) -> list[Audit]:
+    """Every assignment's audit, all within one ``time_limit`` (default: the audit's)."""
+    import time
+
+    from .similarity import DEFAULT_TIME_LIMIT
+
+    limit = DEFAULT_TIME_LIMIT if time_limit is None else time_limit
+    deadline = time.monotonic() + limit
+    return [audit_assignment(layout.root, layout.submitted, a, deadline=deadline,
+                             progress=None if progress is None else
+                             (lambda who, a=a: progress(a, who)))
+            for a in assignments]
+
+
+def _limit_audit_process(memory: int, seconds: float) -> None:
+    """``preexec_fn`` of the audit's process: its own memory and CPU limits, a lower priority
+    than grading, and it ends with the grading process (Linux ``PR_SET_PDEATHSIG``)."""
+    import resource
+    import signal
+
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    cpu = int(seconds) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    try:
+        os.nice(5)
+    except OSError:
+        pass
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+class CopyAudit:
+    """The copy audit of a grading run, in a process of its own (started by :func:`start_copy_audit`).
+
+    The process has its own limits: memory (:data:`AUDIT_MEMORY_BYTES`), CPU time and wall-clock
+    time (the audit's time limit, :data:`.similarity.DEFAULT_TIME_LIMIT`, plus
+    :data:`AUDIT_MARGIN`), and each submission's search for hidden code its own budget
+    (:mod:`.hidden_code`).  It writes each assignment's audit as it finishes it; whatever it
+    has not finished when it is stopped is reported as incomplete, by student, never waited for.
+    """
+
+    def __init__(self, layout: CourseLayout, assignments: list[str], time_limit: float | None = None) -> None:
+        import subprocess
+        import sys
+        import tempfile
+        import time
+
+        from .similarity import DEFAULT_TIME_LIMIT
+
+        self.layout, self.assignments = layout, list(assignments)
+        self.time_limit = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+        self.started = time.monotonic()
+        self.deadline = self.started + self.time_limit + AUDIT_MARGIN
+        fd, name = tempfile.mkstemp(prefix="course-copy-audit-", suffix=".jsonl")
+        os.close(fd)
+        self.output = Path(name)
+        command = [sys.executable, "-m", "course.grading.results.copy_report",
+                   "--root", str(layout.root), "--submitted", str(layout.submitted),
+                   "--time-limit", str(self.time_limit), "--output", str(self.output),
+                   *self.assignments]
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        memory, seconds = AUDIT_MEMORY_BYTES, self.time_limit + AUDIT_MARGIN
+        self.stderr: list[str] = []
+        self.start_error = ""
         try:
-            box["found"] = _audit_all(layout, assignments)
-        except Exception as exc:  # noqa: BLE001 - the audit never stops grading
-            box["error"] = exc
+            self.proc: subprocess.Popen | None = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                cwd=str(layout.root), env=env, start_new_session=True,
+                preexec_fn=lambda: _limit_audit_process(memory, seconds))
+        except (OSError, subprocess.SubprocessError) as exc:   # grading goes on without it
+            self.proc, self.start_error = None, f"the audit could not start ({exc})"
+            return
+        threading.Thread(target=self._read_err, daemon=True).start()
 
-    thread = threading.Thread(target=run, name="copy-audit", daemon=True)
-    thread.start()
+    def _read_err(self) -> None:
+        assert self.proc is not None and self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.stderr.append(line.decode("utf-8", "replace"))
+            del self.stderr[:-20]
 
-    def wait() -> list[Audit]:
-        thread.join()
-        return box["found"]
+    def stop(self) -> None:
+        """Stop the audit's process (and anything it started) if it still runs, and remove its
+        results (grading was interrupted: nothing is reported)."""
+        self._halt()
+        self.output.unlink(missing_ok=True)
 
-    return wait
+    def _halt(self) -> None:
+        import signal
+
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=10)
+        except Exception:  # noqa: BLE001 - nothing more to do
+            pass
+
+    def __call__(self) -> list[Audit]:
+        """The audits: waits at most until the audit's deadline, then stops it.
+
+        Every assignment it did not finish is an :class:`Audit` whose ``incomplete`` names each
+        student not audited (and the one being read when it stopped) with the reason."""
+        import subprocess
+        import time
+
+        why = self.start_error
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=max(0.0, self.deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                why = f"the audit was stopped at its time limit ({self.time_limit:.0f} s)"
+            self._halt()
+            code = self.proc.returncode
+            if not why and code != 0:
+                tail = "".join(self.stderr).strip().splitlines()
+                why = (f"the audit's process ended with status {code}"
+                       + (f" ({tail[-1][:200]})" if tail else "")
+                       + (" (its memory or CPU limit?)" if code < 0 or "MemoryError" in "".join(tail) else ""))
+            self.proc = None
+        done: dict[str, Audit] = {}
+        reading: dict[str, str] = {}
+        try:
+            for line in self.output.read_text(encoding="utf-8").splitlines():
+                try:
+                    item = json.loads(line)
+                    if "audit" in item:
+                        done[item["audit"]["assignment"]] = _audit_from_json(item["audit"])
+                    elif "reading" in item:
+                        reading[str(item["reading"][0])] = str(item["reading"][1])
+                except (ValueError, KeyError, TypeError):
+                    continue
+        except OSError:
+            pass
+        self.output.unlink(missing_ok=True)
+        audits = []
+        for name in self.assignments:
+            if name in done:
+                audits.append(done[name])
+                continue
+            why = why or "the audit's process ended without its results"
+            incomplete = {who: f"not audited: {why}" for who in self._students(name)}
+            if name in reading:
+                incomplete[reading[name]] = f"not audited: {why}, while this submission was read"
+            audits.append(Audit(name, [], {}, [f"copies: audit incomplete for {name}: {why}"], {}, {},
+                                round(time.monotonic() - self.started, 3), incomplete))
+        return audits
+
+    def _students(self, assignment: str) -> list[str]:
+        try:
+            return sorted(p.name for p in self.layout.submitted.iterdir()
+                          if not p.name.startswith(".") and (p / assignment).is_dir())
+        except OSError:
+            return []
+
+
+def start_copy_audit(layout: CourseLayout, assignments: list[str], *,
+                     time_limit: float | None = None) -> CopyAudit:
+    """Start the audit of the submissions in a process of its own while they are graded (they do
+    not change meanwhile, and the grading workers leave a core idle while they wait on their
+    sandboxes).  Calling what it returns gives the audits, waiting at most until the audit's own
+    time limit; grading never waits on it (see :class:`CopyAudit`)."""
+    return CopyAudit(layout, assignments, time_limit)
 
 
 def report_copies(layout: CourseLayout, assignments: list[str], log: Any,
@@ -343,8 +518,11 @@ def report_copies(layout: CourseLayout, assignments: list[str], log: Any,
     """Write the audit's report files and say in one line what there is to review.
 
     Scores are not changed.  ``computed`` holds the audits if already made
-    (:func:`start_copy_audit`).
+    (:func:`start_copy_audit`).  Every student whose submission was not audited in full is
+    named on a line of its own (``copy audit incomplete for ...``).
     """
+    from ..safe_text import console_text
+
     audits = list(computed) if computed is not None else _audit_all(layout, assignments)
     try:
         _, html_path = write_copy_report(layout.autograded, audits)
@@ -356,5 +534,47 @@ def report_copies(layout: CourseLayout, assignments: list[str], log: Any,
     except OSError as error:
         where = f"report not written: {error}"
     if log is not None:
-        log(summary_line(audits, where))
+        log(console_text(summary_line(audits, where)))
+        for audit in audits:
+            for who, why in sorted(audit.incomplete.items()):
+                log(f"copy audit incomplete for {console_text(who, limit=100)}/"
+                    f"{console_text(audit.assignment, limit=100)}: {console_text(why, limit=300)}")
     return audits
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The audit's process: ``python -m course.grading.results.copy_report --root R --submitted S
+    --time-limit T --output FILE ASSIGNMENT...``; writes JSON lines to FILE as it goes."""
+    import argparse
+
+    from ..course_dir import course_layout
+
+    parser = argparse.ArgumentParser(prog="python -m course.grading.results.copy_report")
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--submitted", required=True)
+    parser.add_argument("--time-limit", type=float, required=True)
+    parser.add_argument("--output", required=True)
+    parser.add_argument("assignments", nargs="+")
+    args = parser.parse_args(argv)
+    layout = course_layout(args.root, args.submitted)
+    with open(args.output, "a", encoding="utf-8") as out:
+        def write(item: dict) -> None:
+            out.write(json.dumps(item) + "\n")
+            out.flush()
+
+        import time
+
+        from .similarity import audit_assignment as _audit
+
+        deadline = time.monotonic() + args.time_limit
+        for name in args.assignments:
+            audit = _audit(layout.root, layout.submitted, name, deadline=deadline,
+                           progress=lambda who, name=name: write({"reading": [name, who]}))
+            write({"audit": _audit_json(audit)})
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

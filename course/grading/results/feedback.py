@@ -34,7 +34,20 @@ def feedback(root: str | os.PathLike = ".", *, assignment: str | None = None,
     -------
     list of Path
         The feedback files written.
+
+    Raises
+    ------
+    CourseBusy
+        If another grading command holds the course (:mod:`course.grading.run_lock`).
     """
+    from ..run_lock import course_lock
+    from ..safe_text import console_log
+
+    with course_lock(root, "feedback" + (f" --assignment {assignment}" if assignment else "")):
+        return _feedback(root, assignment, console_log(log))
+
+
+def _feedback(root: str | os.PathLike, assignment: str | None, log: Any) -> list[Path]:
     from ..autograde.approval import check_config_approved, check_policy_approved
     from ..course_dir import course_config
 

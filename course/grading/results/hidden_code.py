@@ -41,7 +41,8 @@ import io
 import zlib
 from dataclasses import dataclass
 
-__all__ = ["HiddenCode", "dynamic_calls", "unpack_strings", "find_hidden_code", "MAX_DECODED"]
+__all__ = ["HiddenCode", "dynamic_calls", "unpack_strings", "find_hidden_code", "MAX_DECODED",
+           "Budget", "SearchIncomplete", "MAX_STEPS"]
 
 #: The largest value (bytes or characters) a decoding step may produce; larger ones are dropped.
 MAX_DECODED = 1 << 20
@@ -53,6 +54,11 @@ MIN_PACKED = 32
 MIN_TOKENS = 12
 #: At most this many characters of literals are examined per submission.
 MAX_EXAMINED = 2_000_000
+#: The work one submission's search may do, in steps: one per expression evaluated, plus one per
+#: kB of text each step produces or parses (:class:`Budget`).  An honest submission takes a few
+#: hundred; a name folded 4**14 times (``a = "".join([b, b, b, b])``, fourteen levels deep)
+#: would take 268 million without memoised names and the cap.
+MAX_STEPS = 100_000
 
 # The callables that run, compile or import code given as data, by their last name.
 _RUNS_CODE = {"exec", "eval", "compile", "execfile", "__import__", "import_module", "run_path",
@@ -172,6 +178,46 @@ class _TooBig(Exception):
     pass
 
 
+class SearchIncomplete(Exception):
+    """The search of one submission ran out of its :class:`Budget`; ``found`` holds what it had
+    found by then (the notes and the unpacked code, as :func:`find_hidden_code` returns them)."""
+
+    def __init__(self, why: str, found: tuple[list[str], str] = ([], "")) -> None:
+        super().__init__(why)
+        self.found = found
+
+
+class Budget:
+    """The work one submission's search may do: ``steps`` (:data:`MAX_STEPS`) and a
+    :func:`time.monotonic` ``deadline``; :meth:`spend` raises :class:`SearchIncomplete` once
+    either is used up.  One budget is shared by every string of a submission.
+
+    >>> budget = Budget(steps=2)
+    >>> budget.spend(); budget.spend()
+    >>> budget.spend()
+    Traceback (most recent call last):
+    ...
+    course.grading.results.hidden_code.SearchIncomplete: the search for code hidden in strings took more than 2 steps
+    """
+
+    def __init__(self, steps: int = MAX_STEPS, deadline: float | None = None) -> None:
+        self.steps, self.left, self.deadline = steps, steps, deadline
+
+    def spend(self, steps: int = 1) -> None:
+        import time
+
+        self.left -= steps
+        if self.left < 0:
+            raise SearchIncomplete(f"the search for code hidden in strings took more than "
+                                   f"{self.steps:,} steps")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SearchIncomplete("the search for code hidden in strings reached its time limit")
+
+    def spend_text(self, value: bytes | str | None) -> None:
+        """One step, and one per kB of ``value``."""
+        self.spend(1 + (len(value) >> 10 if value is not None else 0))
+
+
 def _capped(value: bytes | str) -> bytes | str:
     if len(value) > MAX_DECODED:
         raise _TooBig
@@ -251,10 +297,12 @@ def _text(value: bytes | str) -> str | None:
         return None
 
 
-def _python(text: str | None) -> str | None:
+def _python(text: str | None, budget: Budget | None = None) -> str | None:
     """``text`` if it is Python code worth comparing (parses, has statements of some size)."""
     if not text or "\x00" in text:
         return None
+    if budget is not None:
+        budget.spend_text(text)
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -275,18 +323,29 @@ class _Folder(ast.NodeVisitor):
     """Evaluates an expression made of literals, names bound once to such expressions and the
     pure decoders above -- this module's interpreter, not Python's: anything else is unknown."""
 
-    def __init__(self, names: dict[str, ast.expr]):
+    def __init__(self, names: dict[str, ast.expr], budget: Budget | None = None,
+                 memo: dict[str, tuple[bytes | str | None, tuple[str, ...], bool]] | None = None):
         self.names = names
         self.steps: list[str] = []
         self.depth = 0
+        self.too_big = False
+        self.budget = budget if budget is not None else Budget()
+        # a name's value, once folded (with the steps that made it): a name used many times is
+        # evaluated once, so names nested in names cost their number, not its power
+        self.memo = memo if memo is not None else {}
 
     def fold(self, node: ast.expr) -> bytes | str | None:
         self.depth += 1
         try:
             if self.depth > 40:
                 return None
-            return self._fold(node)
-        except (_TooBig, ValueError, TypeError, binascii.Error, zlib.error, OSError, EOFError,
+            value = self._fold(node)
+            self.budget.spend_text(value)
+            return value
+        except _TooBig:
+            self.too_big = True
+            return None
+        except (ValueError, TypeError, binascii.Error, zlib.error, OSError, EOFError,
                 lzma.LZMAError, UnicodeError, LookupError, RecursionError, MemoryError):
             return None
         finally:
@@ -295,12 +354,22 @@ class _Folder(ast.NodeVisitor):
     def _fold(self, node: ast.expr) -> bytes | str | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
             return node.value
+        if isinstance(node, ast.Name) and node.id in self.memo:
+            value, steps, too_big = self.memo[node.id]
+            self.steps.extend(steps)
+            self.too_big = self.too_big or too_big
+            return value
         if isinstance(node, ast.Name) and node.id in self.names:
             bound = self.names.pop(node.id)          # each name once: no loops
+            before, was_too_big = len(self.steps), self.too_big
+            self.too_big = False
             try:
-                return self.fold(bound)
+                value = self.fold(bound)
             finally:
                 self.names[node.id] = bound
+            self.memo[node.id] = (value, tuple(self.steps[before:]), self.too_big)
+            self.too_big = self.too_big or was_too_big
+            return value
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.fold(node.left), self.fold(node.right)
             if left is None or right is None or type(left) is not type(right):
@@ -401,12 +470,13 @@ def _bindings(tree: ast.AST) -> dict[str, ast.expr]:
     return {name: values[0] for name, values in seen.items() if len(values) == 1}
 
 
-def _guess(value: bytes | str, depth: int, budget: list[int], last: str = "") -> tuple[list[str], str] | None:
+def _guess(value: bytes | str, depth: int, budget: list[int], last: str = "",
+           steps: Budget | None = None) -> tuple[list[str], str] | None:
     """Decoding steps, tried in turn up to ``MAX_DEPTH`` deep, that make ``value`` Python code.
 
     A literal that is Python as it stands is not packed code (a template, a generated config):
     it is what ``exec`` of it would run, which :func:`unpack_strings` handles apart."""
-    code = _python(_text(value))
+    code = _python(_text(value), steps)
     if code:
         return ([], code) if depth else None
     if depth >= MAX_DEPTH or budget[0] <= 0:
@@ -420,15 +490,17 @@ def _guess(value: bytes | str, depth: int, budget: list[int], last: str = "") ->
         except (ValueError, TypeError, binascii.Error, zlib.error, OSError, EOFError, lzma.LZMAError,
                 UnicodeError, LookupError, _TooBig, MemoryError):
             continue
+        if steps is not None:
+            steps.spend_text(out)
         if out is None or len(out) < 8 or len(out) > MAX_DECODED or out == value:
             continue
-        found = _guess(out, depth + 1, budget, name)
+        found = _guess(out, depth + 1, budget, name, steps)
         if found is not None:
             return [name, *found[0]], found[1]
     return None
 
 
-def unpack_strings(code: str) -> list[HiddenCode]:
+def unpack_strings(code: str, *, budget: Budget | None = None) -> list[HiddenCode]:
     """The Python code hidden in ``code``'s strings, decoded without running anything.
 
     Three places are looked at: the argument of a call that runs code
@@ -445,11 +517,19 @@ def unpack_strings(code: str) -> list[HiddenCode]:
     ----------
     code : str
         Python source; if it does not parse, only its string tokens are tried.
+    budget : Budget, optional
+        The work the search may do (default: a new :class:`Budget` of :data:`MAX_STEPS`
+        steps).  Names are evaluated once each, whatever the number of times they are used.
 
     Returns
     -------
     list of HiddenCode
         In line order, each piece of code once.
+
+    Raises
+    ------
+    SearchIncomplete
+        If the budget ran out; its ``found`` holds the pieces found until then.
 
     Examples
     --------
@@ -469,25 +549,41 @@ def unpack_strings(code: str) -> list[HiddenCode]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         tree = None
     found: dict[str, HiddenCode] = {}
+    steps = budget if budget is not None else Budget()
+    try:
+        _unpack(tree, code, found, steps)
+    except SearchIncomplete as exc:
+        exc.found = ([h.note for h in found.values()], "\n\n".join(h.code for h in found.values()))
+        raise
+    return sorted(found.values(), key=lambda h: (h.line, h.how))
+
+
+def _unpack(tree: ast.AST | None, code: str, found: dict[str, HiddenCode], steps: Budget) -> None:
+    """:func:`unpack_strings`' search, adding to ``found`` as it goes."""
     budget = [MAX_EXAMINED]
 
     def keep(line: int, how: str, text: str | None) -> None:
-        if text and (python := _python(text)) and python not in found:
+        if text and (python := _python(text, steps)) and python not in found:
             found[python] = HiddenCode(line, how, python)
 
     literals: list[tuple[int, bytes | str]] = []
+    too_big: list[int] = []
     if tree is not None:
         names = _bindings(tree)
+        memo: dict[str, tuple[bytes | str | None, tuple[str, ...], bool]] = {}
         for node in ast.walk(tree):
+            steps.spend()
             if isinstance(node, ast.Call) and _runs_code(node.func) and node.args:
-                folder = _Folder(dict(names))
+                folder = _Folder(dict(names), steps, memo)
                 value = folder.fold(node.args[0])
                 if value is not None:
                     keep(node.lineno, " → ".join(folder.steps) or "a string literal", _text(value))
+                elif folder.too_big:
+                    too_big.append(node.lineno)
             elif isinstance(node, ast.Call):
                 name, _ = _call_name(node.func)
                 if name in _DECODERS or name in ("decode", "join"):
-                    folder = _Folder(dict(names))
+                    folder = _Folder(dict(names), steps, memo)
                     value = folder.fold(node)
                     if value is not None and folder.steps:
                         keep(node.lineno, " → ".join(folder.steps), _text(value))
@@ -510,19 +606,25 @@ def unpack_strings(code: str) -> list[HiddenCode]:
         if len(value) < MIN_PACKED or budget[0] <= 0 or guesses[0] <= 0:
             continue
         budget[0] -= len(value)
-        result = _guess(value, 0, guesses)
+        result = _guess(value, 0, guesses, steps=steps)
         if result is not None:
             keep(line, " → ".join(result[0]), result[1])
-    return sorted(found.values(), key=lambda h: (h.line, h.how))
+    if too_big:
+        where = ", ".join(str(n) for n in sorted(set(too_big))[:5])
+        raise SearchIncomplete(f"line {where}: code is run from a string built of more than "
+                               f"{MAX_DECODED // 2**20} MB, too large to unpack")
 
 
-def find_hidden_code(code: str) -> tuple[list[str], str]:
+def find_hidden_code(code: str, *, budget: Budget | None = None) -> tuple[list[str], str]:
     """Notes on the code a submission runs from strings, and that code unpacked.
 
     Parameters
     ----------
     code : str
         A student's code.
+
+    budget : Budget, optional
+        The work the search may do (:func:`unpack_strings`).
 
     Returns
     -------
@@ -533,6 +635,11 @@ def find_hidden_code(code: str) -> tuple[list[str], str]:
         the other submissions and the references as if it had been written
         out).
 
+    Raises
+    ------
+    SearchIncomplete
+        If the budget ran out (its ``found``: the notes and code found until then).
+
     Examples
     --------
     >>> notes, unpacked = find_hidden_code("exec('def g(game, s):\\\\n    return [g(game, c) for c in game.moves(s)]')")
@@ -541,6 +648,11 @@ def find_hidden_code(code: str) -> tuple[list[str], str]:
     >>> unpacked.splitlines()[0]
     'def g(game, s):'
     """
-    hidden = unpack_strings(code)
-    notes = dynamic_calls(code) + [h.note for h in hidden]
+    calls = dynamic_calls(code)
+    try:
+        hidden = unpack_strings(code, budget=budget)
+    except SearchIncomplete as exc:
+        exc.found = (calls + exc.found[0], exc.found[1])
+        raise
+    notes = calls + [h.note for h in hidden]
     return notes, "\n\n".join(h.code for h in hidden)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from ..course_dir import CourseLayout, gradebook
 
-__all__ = ["GRADED", "GradeRecord", "read_report", "write_report", "fill_scores", "hand_points_pending",
+__all__ = ["GRADED", "GradeRecord", "read_report", "write_report", "update_report", "fill_scores",
+           "hand_points_pending",
            "describe_record", "points_text"]
 
 
@@ -70,11 +71,54 @@ def read_report(layout: CourseLayout) -> dict[str, dict]:
         return {}
 
 
-def write_report(layout: CourseLayout, report: dict[str, dict]) -> None:
+@contextlib.contextmanager
+def _report_lock(layout: CourseLayout):
+    """An exclusive ``flock`` for one read-modify-write of the report (held for milliseconds)."""
+    import fcntl
+
     layout.report.parent.mkdir(parents=True, exist_ok=True)
-    tmp = layout.report.with_suffix(".tmp")
-    tmp.write_text(json.dumps(report, indent=1, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, layout.report)
+    fd = os.open(layout.report.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _write(layout: CourseLayout, report: dict[str, dict]) -> None:
+    tmp = layout.report.with_name(f".{layout.report.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(report, indent=1, sort_keys=True))
+        os.replace(tmp, layout.report)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_report(layout: CourseLayout, report: dict[str, dict]) -> None:
+    """Replace the whole report with ``report`` (atomically).  To change entries, use
+    :func:`update_report`, which never writes back a stale copy of the others."""
+    with _report_lock(layout):
+        _write(layout, report)
+
+
+def update_report(layout: CourseLayout, entries: dict[str, dict | None]) -> dict[str, dict]:
+    """Set (or, with None, remove) the given entries of the report, and only those.
+
+    The report is read, changed and written atomically under its lock, so entries written
+    meanwhile by anyone else are kept.  Raises ``OSError`` if it cannot be written (a full
+    disk): the report on disk is then unchanged.  Returns the report as written.
+    """
+    with _report_lock(layout):
+        report = read_report(layout)
+        for key, entry in entries.items():
+            if entry is None:
+                report.pop(key, None)
+            else:
+                report[key] = entry
+        _write(layout, report)
+    return report
 
 
 def fill_scores(layout: CourseLayout, record: GradeRecord, lock: Path | None = None) -> None:

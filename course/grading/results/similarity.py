@@ -74,7 +74,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -109,8 +109,12 @@ MAX_FILES = 50
 #: Of each submission, at most this many characters of code are compared (the course's answers
 #: are 1-5 kB; a submission padded to megabytes would otherwise take a minute).
 MAX_CODE_CHARS = 100_000
-#: An audit of one assignment stops comparing after this many seconds (the pairs left are noted).
+#: An audit of one assignment stops after this many seconds, reading and unpacking included (the
+#: students not read and the pairs not compared are noted).
 DEFAULT_TIME_LIMIT = 300.0
+#: The most seconds the search for code hidden in strings may take on one submission (besides
+#: its budget of steps, :data:`.hidden_code.MAX_STEPS`).
+SUBMISSION_TIME_LIMIT = 20.0
 #: The reference searches, relative to the ``course`` package's parent folder.
 REFERENCE_SEARCHES = ("course/search/minimax.py", "course/search/alphabeta.py", "course/search/bab.py")
 
@@ -577,6 +581,9 @@ class Audit:
         The reference texts compared.
     seconds : float
         How long the audit took.
+    incomplete : dict[str, str]
+        Per student whose submission was not audited in full, why (the search for hidden code
+        ran out of its budget, the audit's time limit came first): a reason to look at it.
     """
 
     assignment: str
@@ -586,6 +593,7 @@ class Audit:
     codes: dict[str, str]
     references: dict[str, str]
     seconds: float
+    incomplete: dict[str, str] = field(default_factory=dict)
 
 
 def _submission_files(folder: Path) -> list[Path]:
@@ -601,9 +609,17 @@ def _submission_files(folder: Path) -> list[Path]:
 
 
 def _read_submission(folder: Path, given: list[str], note: Callable[[str], None],
-                     label: str) -> tuple[str, list[str]]:
-    """The code of one student's submission folder, and the notes on code hidden in strings."""
-    from .hidden_code import find_hidden_code
+                     label: str, deadline: float | None = None) -> tuple[str, list[str], str]:
+    """The code of one student's submission folder, the notes on code hidden in strings, and why
+    the search for hidden code was not finished ("" if it was).
+
+    The search has a budget of steps (:data:`.hidden_code.MAX_STEPS`) and of time
+    (:data:`SUBMISSION_TIME_LIMIT`, and the audit's ``deadline``) for the whole submission."""
+    from .hidden_code import Budget, SearchIncomplete, find_hidden_code
+
+    limit = time.monotonic() + SUBMISSION_TIME_LIMIT
+    budget = Budget(deadline=limit if deadline is None else min(limit, deadline))
+    unfinished = ""
 
     files = _submission_files(folder)
     if len(files) > MAX_FILES:
@@ -631,21 +647,29 @@ def _read_submission(folder: Path, given: list[str], note: Callable[[str], None]
             note(f"copies: skipped {label}/{where} (cannot be read: {type(error).__name__}: {error})")
     hidden: list[str] = []
     unpacked: list[str] = []
-    budget = MAX_CODE_CHARS
+    left = MAX_CODE_CHARS
     for where, code in pieces:
-        if budget <= 0:
+        if left <= 0:
             break
-        texts, extra = find_hidden_code(code[:budget])
+        try:
+            texts, extra = find_hidden_code(code[:left], budget=budget)
+        except SearchIncomplete as exc:
+            texts, extra = exc.found
+            unfinished = f"{where}: {exc}"
         hidden.extend(f"{where}, {text}" for text in texts)
         if extra:
             unpacked.append(extra)
-        budget -= len(code)
+        if unfinished:
+            hidden.append(f"{where}, the search for code hidden in strings was stopped ({unfinished}): "
+                          "look at this submission by hand")
+            break
+        left -= len(code)
     code = "\n\n".join([c for _, c in pieces] + unpacked)
     if len(code) > MAX_CODE_CHARS or room <= 0:
         note(f"copies: {label}: more than {MAX_CODE_CHARS:,} characters of code; "
              f"only the first {MAX_CODE_CHARS:,} compared")
         code = code[:MAX_CODE_CHARS]
-    return code, hidden
+    return code, hidden, unfinished
 
 
 def audit_assignment(
@@ -656,6 +680,8 @@ def audit_assignment(
     threshold: float = DEFAULT_THRESHOLD,
     min_tokens: int = DEFAULT_MIN_TOKENS,
     time_limit: float | None = DEFAULT_TIME_LIMIT,
+    deadline: float | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> Audit:
     """The copy audit of one assignment's submissions: near-copies and code hidden in strings.
 
@@ -669,8 +695,11 @@ def audit_assignment(
     :data:`MAX_CODE_CHARS` characters; every pair of students and every
     student with :func:`reference_code` of ``root`` is compared
     (:func:`find_copies`, the release's code being boilerplate) until
-    ``time_limit`` seconds have passed.  It never raises on a submission: a
-    file that cannot be read is skipped, with a note.
+    ``time_limit`` seconds have passed since it started (reading and
+    unpacking count too).  It never raises on a submission: a file that
+    cannot be read is skipped, with a note; a submission whose search for
+    hidden code ran out of its budget, or that the time limit left unread, is
+    in ``incomplete`` with the reason.
 
     Parameters
     ----------
@@ -684,7 +713,12 @@ def audit_assignment(
     threshold, min_tokens
         As for :func:`find_copies`.
     time_limit : float or None
-        Seconds after which no more pairs are compared (None: no limit).
+        Seconds after which nothing more is read or compared (None: no limit).
+    deadline : float, optional
+        A :func:`time.monotonic` time by which the audit stops, if earlier (one deadline for
+        the audits of several assignments).
+    progress : callable, optional
+        Called with each student's id before their submission is read.
 
     Returns
     -------
@@ -698,6 +732,8 @@ def audit_assignment(
     ([], {}, [])
     """
     started = time.monotonic()
+    if time_limit is not None:
+        deadline = started + time_limit if deadline is None else min(deadline, started + time_limit)
     root = Path(root)
     submitted = Path(submitted_dir)
     if not submitted.is_absolute():
@@ -711,6 +747,7 @@ def audit_assignment(
     given = given_code(root, assignment)
     submissions: dict[str, str] = {}
     hidden: dict[str, list[str]] = {}
+    incomplete: dict[str, str] = {}
     try:
         student_dirs = sorted(p for p in submitted.iterdir()
                               if p.is_dir() and not p.is_symlink() and not p.name.startswith("."))
@@ -720,25 +757,36 @@ def audit_assignment(
         folder = student_dir / assignment
         if not folder.is_dir() or folder.is_symlink():
             continue
-        try:
-            code, found = _read_submission(folder, given, note, f"{student_dir.name}/{assignment}")
-        except Exception as error:  # noqa: BLE001 - one submission never stops the audit
-            note(f"copies: skipped {student_dir.name}/{assignment} ({type(error).__name__}: {error})")
+        who = student_dir.name
+        if deadline is not None and time.monotonic() > deadline:
+            incomplete[who] = "not read: the audit reached its time limit first"
             continue
+        if progress is not None:
+            progress(who)
+        try:
+            code, found, unfinished = _read_submission(folder, given, note, f"{who}/{assignment}",
+                                                       deadline)
+        except Exception as error:  # noqa: BLE001 - one submission never stops the audit
+            note(f"copies: skipped {who}/{assignment} ({type(error).__name__}: {error})")
+            incomplete[who] = f"not read ({type(error).__name__})"
+            continue
+        if unfinished:
+            incomplete[who] = f"the search for code hidden in strings was stopped ({unfinished})"
         if found:
-            hidden[student_dir.name] = found
+            hidden[who] = found
         if code:
-            submissions[student_dir.name] = code
+            submissions[who] = code
+    if incomplete:
+        note(f"copies: audit incomplete for {', '.join(sorted(incomplete))} of {assignment}")
     references = reference_code(root)
     try:
         findings = find_copies(submissions, references, threshold=threshold, min_tokens=min_tokens,
-                               boilerplate=given, notes=notes,
-                               deadline=None if time_limit is None else started + time_limit)
+                               boilerplate=given, notes=notes, deadline=deadline)
     except Exception as error:  # never stop the grading report on the audit
         note(f"copies: comparison of {assignment} failed ({type(error).__name__}: {error})")
         findings = []
     return Audit(assignment, findings, hidden, notes, submissions, references,
-                 round(time.monotonic() - started, 3))
+                 round(time.monotonic() - started, 3), incomplete)
 
 
 def audit_copies(

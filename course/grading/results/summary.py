@@ -15,7 +15,7 @@ from typing import Any
 from ..course_dir import CourseLayout, course_layout, gradebook
 from .report import hand_points_pending, read_report
 
-__all__ = ["summary", "AssignmentSummary", "review_flags"]
+__all__ = ["summary", "AssignmentSummary"]
 
 
 @dataclass
@@ -68,27 +68,6 @@ def _untouched(layout: CourseLayout, student: str, assignment: str) -> bool:
             answers = _answer_sources(notebooks)
             return answers is not None and all(answers.get(g, text) == text for g, text in release.items())
     return False
-
-
-def review_flags(layout: CourseLayout, student: str, assignment: str) -> list[str]:
-    """The review flags the tests printed in the autograded notebooks (they change no score)."""
-    import nbformat
-
-    from ..evaluation import REVIEW_MARK
-
-    flags = []
-    for path in sorted((layout.autograded / student / assignment).glob("*.ipynb")):
-        try:
-            nb = nbformat.read(path, as_version=4)
-        except Exception:  # noqa: BLE001 - a broken graded copy has no flags to report
-            continue
-        for cell in nb.cells:
-            gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "?")
-            for output in cell.get("outputs", []) if cell.cell_type == "code" else ():
-                for line in str(output.get("text", "")).splitlines():
-                    if line.startswith(REVIEW_MARK):
-                        flags.append(f"{path.name} [{gid}]: {line[len(REVIEW_MARK):].strip()}")
-    return flags
 
 
 def _error_names(layout: CourseLayout, student: str, assignment: str) -> dict[str, str]:

@@ -9,7 +9,8 @@ verb                   class                                what changes from nb
 ``release_assignment`` :class:`.ExchangeReleaseAssignment`   sticky exchange root and ``inbound/``
 ``submit``             :class:`.ExchangeSubmit`              the entry ``0755``, not ``0777``
 ``collect``            :class:`.ExchangeCollect`             identity from the owner, time from the
-                                                             collector, links/FIFOs/hard links refused
+                                                             collector, links/hard links refused,
+                                                             FIFOs and devices left out
 =====================  ===================================  ==========================================
 
 ``fetch_assignment``, ``fetch_feedback``, ``release_feedback`` and ``list``
@@ -24,7 +25,7 @@ What holds, on one machine with a Unix account per student (the hub):
   files another account put into an entry are left out;
 * a student cannot make the instructor collect a file they may not read (links
   are refused, files are opened without following links), or stop the
-  collection (a FIFO or device is refused without being opened for reading);
+  collection (a FIFO or device is left out, and named, without being opened);
 * the submission time is the collector's (the latest change time of the
   entry, which no user can set), never the student's ``timestamp.txt``.
 

@@ -19,13 +19,16 @@ changes what is trusted:
   user can set) of the entry and its files, read while copying; it picks the
   newest entry of each student and is written to ``timestamp.txt`` (nbgrader's
   late penalty reads it); the student's own ``timestamp.txt`` is ignored;
-* the copy refuses links, special files and hard links, leaves out files of
+* the copy refuses links and hard links, leaves out (and names) FIFOs,
+  sockets and devices wherever they sit, without opening them, and files of
   other accounts, caps sizes (:mod:`.files`), goes to a temporary folder and
   replaces the previous copy only when complete; a refused entry falls back to
-  that student's next newest one.
+  that student's next newest one; an entry that is itself a special file is
+  refused, named with its kind.
 
-Every refusal is logged with the entry's name and the reason, and the command
-fails (exit status 1) after collecting everything else when there is one.
+Every refusal is logged with the entry's name and the reason (names and reasons
+with their control characters shown, never obeyed: :mod:`course.grading.safe_text`),
+and the command fails (exit status 1) after collecting everything else when there is one.
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ from nbgrader.utils import check_mode
 
 from ..roster import course_roster
 from ..student_ids import describe_name, is_student_id
-from .files import UnsafeSubmission, copy_untrusted_tree, scan_untrusted_tree
+from ...safe_text import console_text
+from .files import UnsafeSubmission, _kind, copy_untrusted_tree, scan_untrusted_tree
 
 if sys.platform != "win32":
     import pwd
@@ -93,8 +97,16 @@ class ExchangeCollect(_NbgraderCollect):
             if wanted_student and student != wanted_student:
                 continue
             path = os.path.join(self.inbound_path, name)
-            info = os.lstat(path)
+            try:
+                info = os.lstat(path)
+            except FileNotFoundError:
+                continue                          # removed meanwhile
             why = None
+            if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+                # a FIFO, socket or device: never opened, left out and named (not a submission)
+                self.log.warning("Left out %s: %s, not a submission", describe_name(name, 200),
+                                 _kind(info.st_mode))
+                continue
             if not stat.S_ISDIR(info.st_mode):
                 why = f"not a folder (it is {'a symbolic link' if stat.S_ISLNK(info.st_mode) else 'a file'})"
             elif not is_student_id(student):
@@ -108,12 +120,13 @@ class ExchangeCollect(_NbgraderCollect):
                 try:
                     seen = scan_untrusted_tree(path, owner=info.st_uid, ignore=IGNORED_FILES,
                                                max_file=1000 * self.coursedir.max_file_size,
-                                               max_total=1000 * self.coursedir.max_dir_size)
+                                               max_total=1000 * self.coursedir.max_dir_size,
+                                               skip_special=True)
                 except (UnsafeSubmission, OSError) as exc:
                     why = str(exc)
             if why is not None:
                 self.refused.append((name, why))
-                self.log.warning("Refused %s: %s", describe_name(name, 200), why)
+                self.log.warning("Refused %s: %s", describe_name(name, 200), console_text(why))
                 continue
             candidates.setdefault(student, []).append(
                 {"username": student, "filename": name, "timestamp": _utc(seen.latest_ctime),
@@ -149,7 +162,8 @@ class ExchangeCollect(_NbgraderCollect):
         if self.refused:
             self.log.error("%d inbound entr%s refused (see above); the other submissions were collected",
                            len(self.refused), "y was" if len(self.refused) == 1 else "ies were")
-            self.fail("refused: " + "; ".join(f"{name}: {why}" for name, why in self.refused))
+            self.fail("refused: " + "; ".join(f"{describe_name(name, 200)}: {console_text(why)}"
+                                              for name, why in self.refused))
 
     def _collect_one(self, record: dict) -> bool:
         student, assignment = record["username"], self.coursedir.assignment_id
@@ -161,6 +175,9 @@ class ExchangeCollect(_NbgraderCollect):
             self.refused.append((record["filename"], f"{dest} is a symbolic link"))
             return False
         if os.path.isdir(dest):
+            stamp = os.path.join(dest, "timestamp.txt")
+            if os.path.lexists(stamp) and not stat.S_ISREG(os.lstat(stamp).st_mode):
+                os.unlink(stamp)          # never read a FIFO (it would wait for a writer forever)
             existing = self.coursedir.get_existing_timestamp(dest)
             if existing is not None and existing.tzinfo is None:
                 existing = existing.replace(tzinfo=_dt.timezone.utc)
@@ -175,8 +192,10 @@ class ExchangeCollect(_NbgraderCollect):
                 shutil.rmtree(target, ignore_errors=True)
                 result = copy_untrusted_tree(src, target, owner=record["owner"], ignore=IGNORED_FILES,
                                              max_file=1000 * self.coursedir.max_file_size,
-                                             max_total=1000 * self.coursedir.max_dir_size)
-                after = scan_untrusted_tree(src, owner=record["owner"], ignore=IGNORED_FILES)
+                                             max_total=1000 * self.coursedir.max_dir_size,
+                                             skip_special=True)
+                after = scan_untrusted_tree(src, owner=record["owner"], ignore=IGNORED_FILES,
+                                            skip_special=True)
                 if after.latest_ctime <= result.latest_ctime:
                     break
             else:
@@ -184,10 +203,10 @@ class ExchangeCollect(_NbgraderCollect):
         except (UnsafeSubmission, OSError) as exc:
             shutil.rmtree(tmp, ignore_errors=True)
             self.refused.append((record["filename"], str(exc)))
-            self.log.warning("Refused %s: %s", describe_name(record["filename"], 200), exc)
+            self.log.warning("Refused %s: %s", describe_name(record["filename"], 200), console_text(exc))
             return False
         for line in result.skipped:
-            self.log.warning("%s: left out %s", record["filename"], line)
+            self.log.warning("%s: left out %s", describe_name(record["filename"], 200), console_text(line))
         when = _utc(result.latest_ctime)
         with open(os.path.join(target, "timestamp.txt"), "w", encoding="utf-8") as handle:
             handle.write(when.strftime("%Y-%m-%d %H:%M:%S.%f %Z"))

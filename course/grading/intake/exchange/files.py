@@ -6,9 +6,10 @@ file descriptors opened ``O_NOFOLLOW | O_NONBLOCK`` relative to their parent
 folder's descriptor, and checks each with ``fstat`` *after* opening it, so a
 name swapped for a link between the check and the copy is never followed:
 
-* symbolic links, FIFOs, sockets and devices refuse the whole folder (a FIFO
-  would stop a plain copy for the whole class; a link would make the
-  instructor copy a file the student may not read);
+* symbolic links refuse the whole folder (a link would make the instructor
+  copy a file the student may not read); FIFOs, sockets and devices too, or,
+  with ``skip_special`` (the exchange's collect), are left out and named --
+  never opened either way (a FIFO would stop a plain copy for the whole class);
 * a regular file with more than one hard link refuses it too;
 * files and folders owned by anyone but ``owner`` are left out and reported
   (another user planted them);
@@ -58,7 +59,7 @@ def _kind(mode: int) -> str:
 
 
 def _walk(dir_fd: int, rel: str, dest: Path | None, owner: int | None, result: CopyResult,
-          max_file: int, max_total: int, ignore: tuple[str, ...]) -> None:
+          max_file: int, max_total: int, ignore: tuple[str, ...], skip_special: bool = False) -> None:
     for name in sorted(os.listdir(dir_fd)):
         path = f"{rel}/{name}" if rel else name
         if name in ignore:
@@ -81,9 +82,13 @@ def _walk(dir_fd: int, rel: str, dest: Path | None, owner: int | None, result: C
                 if dest is not None:
                     sub = dest / name
                     sub.mkdir(mode=0o755)
-                _walk(fd, path, sub, owner, result, max_file, max_total, ignore)
+                _walk(fd, path, sub, owner, result, max_file, max_total, ignore, skip_special)
             finally:
                 os.close(fd)
+            continue
+        if skip_special and not stat.S_ISREG(info.st_mode) and not stat.S_ISLNK(info.st_mode):
+            # a FIFO, socket or device: never opened, left out and named
+            result.skipped.append(f"{path}: {_kind(info.st_mode)}, not a file")
             continue
         if not stat.S_ISREG(info.st_mode):
             raise UnsafeSubmission(f"{path} is {_kind(info.st_mode)}")
@@ -130,7 +135,7 @@ def _open_root(src: Path) -> int:
 
 def copy_untrusted_tree(src: str | os.PathLike, dest: str | os.PathLike, *, owner: int | None,
                         max_file: int = 100_000_000, max_total: int = 100_000_000,
-                        ignore: tuple[str, ...] = ()) -> CopyResult:
+                        ignore: tuple[str, ...] = (), skip_special: bool = False) -> CopyResult:
     """Copy the folder ``src`` (written by a student) to the new folder ``dest``.
 
     Parameters
@@ -146,32 +151,36 @@ def copy_untrusted_tree(src: str | os.PathLike, dest: str | os.PathLike, *, owne
         Byte limits.
     ignore : tuple of str
         Names left out anywhere (``.ipynb_checkpoints``...).
+    skip_special : bool
+        Leave FIFOs, sockets and devices out (named in ``skipped``) instead of refusing the
+        folder; either way they are never opened.
 
     Raises
     ------
     UnsafeSubmission
-        On a link, special file, hard link or size over a limit; ``dest`` is
-        then left partly written (copy into a temporary folder).
+        On a link, special file (unless ``skip_special``), hard link or size over a limit;
+        ``dest`` is then left partly written (copy into a temporary folder).
     """
     fd = _open_root(Path(src))
     result = CopyResult()
     try:
         result.latest_ctime = os.fstat(fd).st_ctime
         Path(dest).mkdir(mode=0o755)
-        _walk(fd, "", Path(dest), owner, result, max_file, max_total, ignore)
+        _walk(fd, "", Path(dest), owner, result, max_file, max_total, ignore, skip_special)
     finally:
         os.close(fd)
     return result
 
 
 def scan_untrusted_tree(src: str | os.PathLike, *, owner: int | None = None, max_file: int = 100_000_000,
-                        max_total: int = 100_000_000, ignore: tuple[str, ...] = ()) -> CopyResult:
+                        max_total: int = 100_000_000, ignore: tuple[str, ...] = (),
+                        skip_special: bool = False) -> CopyResult:
     """:func:`copy_untrusted_tree` without copying: the same checks, the latest change time."""
     fd = _open_root(Path(src))
     result = CopyResult()
     try:
         result.latest_ctime = os.fstat(fd).st_ctime
-        _walk(fd, "", None, owner, result, max_file, max_total, ignore)
+        _walk(fd, "", None, owner, result, max_file, max_total, ignore, skip_special)
     finally:
         os.close(fd)
     return result
