@@ -420,10 +420,12 @@ class Runner:
         """Serve one test in a child process: nothing it does to the student's state outlives it.
 
         The child answers ``{"op": "forked"}`` and serves until the grader sends ``exit``; this
-        process waits for it, then says ``{"op": "joined", "status": ...}`` and serves on with the
-        state the cells left (the next test starts from it again).
+        process waits for it, stops every process the test left running, then says
+        ``{"op": "joined", "status": ...}`` and serves on with the state the cells left (the
+        next test starts from it again).
         """
         sys.stdout.flush()
+        before = _processes()
         try:
             pid = os.fork()
         except OSError:
@@ -450,9 +452,53 @@ class Runner:
             except ChildProcessError:
                 status = -1
                 break
+        _stop_new(before)
         self.proxies.clear()
         self.children.clear()
         self.channel.send({"op": "joined", "status": status})
+
+
+def _processes():
+    """The ids of the sandbox's live processes (it has a PID namespace of its own), or None
+    outside a sandbox (--unsafe-no-sandbox: the machine's, never to be touched)."""
+    if os.environ.get("COURSE_IN_SANDBOX") != "1":
+        return None
+    found = set()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    for name in names:
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as stat:
+                    if stat.read().rsplit(b")", 1)[1].split()[0] != b"Z":
+                        found.add(int(name))
+            except (OSError, IndexError):
+                pass
+    return found
+
+
+def _stop_new(before):
+    """Kill every process that was not there before a test (whatever it left running: a child,
+    a daemon), and reap those that are this process's: nothing of a test outlives it."""
+    if before is None:
+        return
+    for _ in range(100):                           # a process may fork while the others die
+        new = (_processes() or set()) - before - {os.getpid(), 1}
+        for pid in new:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        if not new:
+            return
 
 
 def _stop_strays():
