@@ -12,11 +12,14 @@ its own namespaces     ``--unshare-all``: user, PID (every process it starts die
                        network (no network at all: only its own empty loopback), IPC, UTS
 no privileges          ``--cap-drop ALL``, an unprivileged uid, ``--new-session`` (no terminal);
                        a grader running as root starts it as ``nobody``
-the Python runtime     the standard library and ``/usr``, read-only (the grader's own Python,
-                       or ``/usr/bin/python3`` under root); the students' packages (the
+the Python runtime     ``/usr`` and the course environment's own Python (the one the
+                       students' kernels run), read-only; the students' packages (the
                        course environment's site-packages: numpy, ...) read-only at
                        ``/packages/N``, with the ``course`` package hidden and no ``.pth``
-                       file run
+                       file run.  Under root, folders ``nobody`` cannot enter (a venv in a
+                       home of mode 700) are shown through a private mount namespace
+                       (:func:`sandbox_reach`); if the packages cannot be offered, grading
+                       stops (:class:`PackagesUnavailable`)
 one program            :mod:`course.sandbox.inside`, read-only
 a private folder       an empty writable ``/work``, a private ``/tmp`` and ``/dev/shm``: tmpfs
                        of a fixed size (:class:`Limits`); ``/`` and ``/dev`` read-only
