@@ -152,32 +152,36 @@ def _private_view(libc, reach: dict[str, str]) -> None:
               f"mount --rbind {folder}")
 
 
+#: :func:`_private_view` tried in a new process: ``python -c _VIEW_CHECK SOURCE POINT``.
+_VIEW_CHECK = f"""import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+source, point = sys.argv[1], sys.argv[2]
+if libc.unshare({_CLONE_NEWNS}) != 0 or libc.mount(b"none", b"/", None, {_MS_REC | _MS_PRIVATE}, None):
+    sys.exit(1)
+if libc.mount(os.fsencode(source), os.fsencode(point), None, {_MS_BIND | _MS_REC}, None) != 0:
+    sys.exit(1)
+sys.exit(0 if os.path.exists(os.path.join(point, "seen")) else 1)
+"""
+
+
 @functools.lru_cache(maxsize=None)
 def private_views() -> bool:
     """Whether this process may give a sandbox a private view of folders ``nobody`` cannot reach
-    (:func:`_private_view`; root, on Linux).  Tried once, in a child process."""
+    (:func:`_private_view`; root, on Linux).  Tried once, in a new process."""
     import tempfile
 
     if os.geteuid() != 0 or not sys.platform.startswith("linux"):
         return False
     try:
-        libc = _libc()
         with tempfile.TemporaryDirectory(prefix="course-sandbox-check-") as tmp:
             source, point = os.path.join(tmp, "a"), os.path.join(tmp, "b")
             os.mkdir(source)
             os.mkdir(point)
             open(os.path.join(source, "seen"), "w").close()
-            pid = os.fork()
-            if pid == 0:                                     # pragma: no cover - the child
-                try:
-                    _private_view(libc, {source: point})
-                    os._exit(0 if os.path.exists(os.path.join(point, "seen")) else 1)
-                except BaseException:  # noqa: BLE001
-                    os._exit(1)
-            _, status = os.waitpid(pid, 0)
-            return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 \
-                and not os.path.exists(os.path.join(point, "seen"))   # and nothing leaked
-    except (OSError, AttributeError):
+            done = subprocess.run([sys.executable, "-I", "-S", "-c", _VIEW_CHECK, source, point],
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+            return done.returncode == 0 and not os.path.exists(os.path.join(point, "seen"))
+    except (OSError, subprocess.SubprocessError):
         return False
 
 
