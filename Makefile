@@ -23,18 +23,20 @@ help:
 	@echo "              make test-hub     a class on a real JupyterHub (as root; course/hub/)"
 	@echo "Instructors:  make install      install the course only (to grade: no JupyterLab start)"
 	@echo "              make example-class   grade a throw-away class of four (build/example-class)"
-	@echo "              make lab          JupyterLab with nbgrader's formgrader (Nbgrader > Formgrader)"
+	@echo "              make lab          JupyterLab with nbgrader's formgrader (Nbgrader > Formgrader);"
+	@echo "                                LAB_DIR=build/example-class another course, LAB_ARGS=--port=8890"
 	@echo "              make release      regenerate exercises/ from solutions/ (nbgrader)"
 	@echo "              make student-bundle   the students' copy of the course (dist/*-student.zip)"
-	@echo "              make collect-zip ZIP=submissions.zip ASSIGNMENT=a1_minimax   unpack an LMS zip"
+	@echo "              make collect-zip ZIP=submissions.zip ASSIGNMENT=a1_minimax [TIMEZONE=Europe/Berlin]"
+	@echo "                                unpack an LMS zip (TIMEZONE: how to read its dates)"
 	@echo "              make approve-config   show how nbgrader_config.py changed; approve it for grading"
 	@echo "              make autograde    autograde every submission in $(SUBMISSIONS)/, each in a sandbox"
 	@echo "                                (JOBS=n parallel workers; AUTOGRADE_ARGS=--unsafe-no-sandbox)"
 	@echo "              make feedback     write feedback HTML for every graded submission"
-	@echo "              make grades       export grades.csv"
+	@echo "              make grades       export grades.csv (FORMAT=canvas|moodle: the LMS's import file)"
 	@echo "              make due-date ASSIGNMENT=a1_minimax DUE='2026-12-04 17:00 UTC'   set a due date"
 	@echo "              make remove-student STUDENT=id   list (YES=1: remove) a student who left"
-	@echo "              make grading-summary   score histograms and most-failed tests"
+	@echo "              make grading-summary   scores and every question: grading-summary/summary.html"
 	@echo "Research:     make experiments  reproduce the papers' experiments (small sizes)"
 	@echo "              make benchmark    print speed benchmarks"
 
@@ -57,11 +59,17 @@ install-test: $(VENV)/.installed-test
 
 # --allow-root only when run as root (containers); a student's laptop never needs it.
 # `prepare` first: the nbgrader exchange (Assignment List) and a complete gradebook (Formgrader).
-# course/jupyter_config first on JUPYTER_CONFIG_PATH: the formgrader guard (course/formgrader_guard).
+# course/jupyter_config first on JUPYTER_CONFIG_PATH: nbgrader's formgrader only behind the course's
+# guard (course/formgrader_guard), also with an editable install.
+# LAB_DIR: the course directory to serve (default: this one), e.g. LAB_DIR=build/example-class.
+# LAB_ARGS: more options for jupyter lab, e.g. LAB_ARGS='--port=8890 --no-browser' (the address and
+# its token are printed at start: "http://localhost:8888/lab?token=...").
+LAB_DIR ?= .
 lab: $(VENV)/.installed
-	$(PY) -m course.grading prepare
-	JUPYTER_CONFIG_PATH="$(CURDIR)/course/jupyter_config$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))" \
-	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --ServerApp.default_url=/lab/tree/lessons \
+	cd "$(LAB_DIR)" && "$(abspath $(PY))" -m course.grading prepare
+	cd "$(LAB_DIR)" && JUPYTER_CONFIG_PATH="$(CURDIR)/course/jupyter_config$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH))" \
+	"$(abspath $(BIN))/jupyter" lab --ServerApp.root_dir="$(abspath $(LAB_DIR))" \
+	  $(if $(wildcard $(LAB_DIR)/lessons),--ServerApp.default_url=/lab/tree/lessons) \
 	  $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) $(LAB_ARGS)
 
 test: $(VENV)/.installed-test
@@ -89,7 +97,7 @@ student-bundle: $(VENV)/.installed
 
 collect-zip: $(VENV)/.installed
 	@test -n "$(ZIP)" || { echo "usage: make collect-zip ZIP=submissions.zip [SUBMISSIONS=submitted]"; exit 2; }
-	$(PY) -m course.grading collect-zip "$(ZIP)" --submissions "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
+	$(PY) -m course.grading collect-zip "$(ZIP)" --submissions "$(SUBMISSIONS)" $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) $(if $(TIMEZONE),--timezone "$(TIMEZONE)")
 
 # Grading refuses an nbgrader_config.py the instructor has not approved (it decides how students'
 # code runs): this shows the difference with the approved one and approves it.
@@ -104,7 +112,7 @@ feedback: $(VENV)/.installed
 	$(PY) -m course.grading feedback $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT))
 
 grades: $(VENV)/.installed
-	$(PY) -m course.grading grades --output grades.csv
+	$(PY) -m course.grading grades $(if $(FORMAT),--format $(FORMAT),--output grades.csv)
 
 due-date: $(VENV)/.installed
 	@test -n "$(ASSIGNMENT)" -a -n "$(DUE)" || { echo "usage: make due-date ASSIGNMENT=a1_minimax DUE='2026-12-04 17:00 UTC'"; exit 2; }

@@ -13,6 +13,16 @@ import os
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
+# nbgrader's formgrader shows students' work in your browser: it is served only behind the course's
+# guard (course/formgrader_guard), however JupyterLab was started.  The formgrader runs this file
+# when it starts; this installs the guard there (and does nothing anywhere else).
+try:
+    from course.formgrader_guard import guard_this_formgrader
+except ImportError:        # the course is not importable here: nothing of it runs, nor this
+    pass
+else:
+    guard_this_formgrader()
+
 _HERE = os.path.dirname(os.path.abspath(__file__)) if "__file__" in globals() else os.getcwd()
 
 c.CourseDirectory.course_id = "game-tree-search"

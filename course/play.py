@@ -19,8 +19,10 @@ is judged against depth-limited minimax.  When the two disagree, on the value
 or because the move chosen is worse than the best, :attr:`MachineMove.verdict`
 says so in words: a wrong alpha-beta is *seen* to play badly.
 
-Chance nodes (Pig's die) are rolled by the :class:`Match` with a seeded
-generator, so a game can be replayed.
+Chance nodes (Pig's die) are rolled by the :class:`Match` with a generator seeded per game:
+each new game rolls new dice, and a game is replayed by starting a match with that game's seed
+(:attr:`Match.game_seed`).  When a game ends, :meth:`Match.outcome` says who won and why (a game
+may say why it ended: Pig's turn limit, for one, ends a game below the target).
 
 Examples
 --------
@@ -513,7 +515,8 @@ class Match:
         The side the person plays: ``Player.MAX``/``Player.MIN``, or ``"X"``/``"O"`` in
         tic-tac-toe.  Default MAX (who moves first).
     seed : int, optional
-        Seed of the die rolls (chance nodes), for a game that can be replayed.
+        Seed of the first game's die rolls (chance nodes); each new game gets a seed of its
+        own, derived from it (:attr:`game_seed`).  Default: a fresh random seed.
     **options
         Passed to :class:`SearchPlayer` when ``machine`` is not one already.
 
@@ -525,6 +528,25 @@ class Match:
         What happened, one line per move or roll.
     machine_moves : list of MachineMove
         Every machine move, in order (``last`` is the latest).
+    game_seed : int
+        The seed of this game's dice: ``Match(game, machine, human=..., seed=game_seed)`` plays
+        the same rolls again (given the same moves).
+    games : int
+        Games started in this match (1 for the first).
+
+    Examples
+    --------
+    Each game rolls its own dice; a game's seed replays it:
+
+    >>> from course.games import Pig
+    >>> match = Match(Pig(target=4, faces=3, turn_limit=2), "star1", seed=8)
+    >>> first = match.game_seed
+    >>> match.new_game()
+    >>> match.games, match.game_seed != first
+    (2, True)
+    >>> replay = Match(Pig(target=4, faces=3, turn_limit=2), "star1", seed=match.game_seed)
+    >>> replay.game_seed == match.game_seed
+    True
     """
 
     def __init__(self, game: Game, machine: Any = "alphabeta", *, human: Any = Player.MAX,
@@ -540,11 +562,24 @@ class Match:
             raise ParameterError("human must be Player.MAX or Player.MIN ('X' or 'O' in tic-tac-toe)")
         self.human = human
         self.seed = seed if seed is not None else random.SystemRandom().randint(1, 99_999)
-        self.new_game()
+        self.games = 0
+        self.new_game(seed=self.seed)
 
-    def new_game(self) -> None:
-        """Start again from the game's initial position (same sides, same seed)."""
-        self.rng = random.Random(f"match/{self.seed}")
+    def new_game(self, seed: int | None = None) -> None:
+        """Start again from the game's initial position, same sides, with new dice.
+
+        Parameters
+        ----------
+        seed : int, optional
+            The new game's dice seed (:attr:`game_seed`); default: the next seed of this match
+            (derived from :attr:`seed` and the game's number, so a match with the same seed
+            rolls the same dice game after game).
+        """
+        self.games += 1
+        if seed is None:
+            seed = random.Random(f"match/{self.seed}/game/{self.games}").randint(1, 99_999)
+        self.game_seed = seed
+        self.rng = random.Random(f"match/{seed}")
         self.state = self.game.initial_state()
         self.log: list[str] = []
         self.machine_moves: list[MachineMove] = []
@@ -577,14 +612,34 @@ class Match:
         return [(m, self.game.describe_move(self.state, m)) for m in self.game.moves(self.state)]
 
     def outcome(self) -> str:
-        """The result in words ("" while the game goes on)."""
+        """The result in words, and why the game ended when the game says ("" while it goes on).
+
+        A game that can end in more than one way says which with a method
+        ``end_reason(state) -> str`` (Pig: the target reached, or the turn limit used up).
+
+        Examples
+        --------
+        >>> from course.games import Pig
+        >>> from course.games.pig import PigState
+        >>> match = Match(Pig(target=6, turn_limit=2), "star1", seed=1)
+        >>> match.state = PigState(4, 2, 0, Player.MAX, False, 2)   # 2 turns done, 4 to 2
+        >>> match.outcome()
+        'you win: the turn limit (2 turns) is used up and MAX has more points, 4 to 2 (the target 6 was not reached)'
+        """
         if not self.over:
             return ""
         u = self.game.utility(self.state)
         if u == 0:
-            return "a draw"
-        winner = Player.MAX if u > 0 else Player.MIN
-        return "you win" if winner is self.human else "the machine wins"
+            words = "a draw"
+        else:
+            winner = Player.MAX if u > 0 else Player.MIN
+            words = "you win" if winner is self.human else "the machine wins"
+        reason = getattr(self.game, "end_reason", None)
+        if callable(reason):
+            why = reason(self.state)
+            if why:
+                words += f": {why}"
+        return words
 
     # -- moves ---------------------------------------------------------------------------------
     def play(self, move: Any) -> None:

@@ -84,17 +84,26 @@ def fmt(x: Any, digits: int = 3) -> str:
 _LONG_FLOAT = re.compile(r"-?\d+\.\d{4,}(?:e[+-]?\d+)?")
 
 
-def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) -> list[str]:
+def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None,
+            algorithm: str | None = None) -> list[str]:
     """A search trace in words, one line per event.
+
+    A node's return says what is *known* about its value
+    (:func:`course.search.result.known_bounds`): alpha-beta's returns outside the window it was
+    searched with are only bounds, and the line says so.
 
     Parameters
     ----------
-    trace : Trace
-        ``SearchResult.trace`` of a search run with ``trace=True``.
+    trace : Trace or SearchResult
+        ``SearchResult.trace`` of a search run with ``trace=True`` (or the result itself).
     game : TreeGame, optional
         If given, nodes are named by their labels where they have one.
     upto : int, optional
         Only the first ``upto`` events.
+    algorithm : str, optional
+        The search's name (``SearchResult.algorithm``); default: the result's, or read from the
+        trace (bounds at ``enter``: Star1 or BAB; cut-offs by ``+ epsilon``: the naive rule;
+        windows: alpha-beta; neither: an exact search).
 
     Returns
     -------
@@ -113,6 +122,14 @@ def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) 
       (1,) returns 0, only a bound: its value is at most 0
     root takes in child 1: value 1, window (1, +inf)
     root returns value 1
+
+    A node that did not cut can still return a bound, when a node below it was cut: MAX node
+    (1, 0) takes in its cut child's 2 and returns 2 <= alpha = 3, so it is only known to be worth
+    at most 2 (its value is 1):
+
+    >>> result = alphabeta(parse_tree([3, [[[2, 0], 1]]]), trace=True)
+    >>> [line.strip() for line in narrate(result) if "(1, 0) returns" in line]
+    ['(1, 0) returns 2, only a bound: its value is at most 2']
 
     Star1 and BAB keep true bounds, so a node cut with ``L == U`` is exact, not a bound:
 
@@ -133,7 +150,14 @@ def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) 
     >>> [line for line in narrate(result.trace) if "CUT" in line]
     ['  CUT at (1,): v=3.36 <= alpha=22.7; skips (1, 1)']
     """
+    from .search.result import KnownBounds
+
+    if algorithm is None:
+        algorithm = getattr(trace, "algorithm", None)
+    trace = getattr(trace, "trace", trace)
     events = list(trace)[:upto]
+    if algorithm is None:
+        algorithm = _algorithm_of(events)
 
     def name(path: tuple[int, ...]) -> str:
         if game is not None and hasattr(game, "node"):
@@ -143,18 +167,16 @@ def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) 
         return "root" if not path else str(path)
 
     lines = []
-    players: dict[tuple[int, ...], str] = {}
-    bounded: set[tuple[int, ...]] = set()        # nodes entered with [L, U]: Star1, BAB
+    known = KnownBounds(algorithm)
     cut: set[tuple[int, ...]] = set()
     for e in events:
+        finished = known.add(e)
         depth = "  " * len(e.path)
         window = "" if e.alpha is None else f", window ({fmt(e.alpha)}, {fmt(e.beta)})"
         bounds = (f"value {fmt(e.lower)}" if e.lower == e.upper
                   else f"bounds [{fmt(e.lower)}, {fmt(e.upper)}]")
         if e.kind == "enter":
-            players[e.path] = e.player
-            if e.lower is not None:
-                bounded.add(e.path)
+            cut.discard(e.path)
             lines.append(f"{depth}enter {name(e.path)} ({e.player}){window}")
         elif e.kind == "leaf":
             lines.append(f"{depth}leaf {name(e.path)} = {fmt(e.lower)}")
@@ -166,19 +188,46 @@ def narrate(trace: Iterable[Any], game: Any = None, *, upto: int | None = None) 
             reason = _LONG_FLOAT.sub(lambda m: fmt(float(m.group())), e.reason)
             lines.append(f"{depth}CUT at {name(e.path)}: {reason}; skips {skipped}")
         elif e.kind == "exit":
-            if (e.path in cut and e.lower == e.upper and e.path not in bounded
-                    and players.get(e.path) in ("max", "min")):
-                # alpha-beta's fail-soft return after a cut: one number, but only a bound
-                side = "at least" if players[e.path] == "max" else "at most"
+            if finished is not None and finished[0] != finished[1] and e.lower == e.upper:
+                # one number returned, but only a bound (alpha-beta's fail-soft return)
                 lines.append(f"{depth}{name(e.path)} returns {fmt(e.lower)}, only a bound: "
-                             f"its value is {side} {fmt(e.lower)}")
-            elif e.path in cut and e.lower == e.upper:
+                             f"its value is {_bound_words(*finished)}")
+            elif e.path in cut and e.lower == e.upper and algorithm not in _ONE_NUMBER:
                 # Star1 / BAB: L = U is exact even after a cut (e.g. a MIN child at vmin)
                 lines.append(f"{depth}{name(e.path)} returns value {fmt(e.lower)}: exact, "
                              f"its bounds met before the cut")
             else:
                 lines.append(f"{depth}{name(e.path)} returns {bounds}")
     return lines
+
+
+#: Searches that return one number per node (whose bounds the narration reads off the trace).
+_ONE_NUMBER = frozenset({"alphabeta", "naive-epsilon", "minimax", "expectimax", "selective"})
+
+
+def _algorithm_of(events: list) -> str:
+    """The kind of search a bare trace comes from, as far as :func:`narrate` needs to know."""
+    enters = [e for e in events if e.kind == "enter"]
+    if any(e.lower is not None for e in enters):
+        return "bab"
+    if any(e.kind == "cutoff" and "+ epsilon" in e.reason for e in events):
+        return "naive-epsilon"
+    if any(e.alpha is not None for e in enters):
+        return "alphabeta"
+    return "minimax"
+
+
+def _bound_words(lower: Any, upper: Any) -> str:
+    """``at most 2``, ``at least 0``, ``between 1 and 4`` (``lower < upper``)."""
+    low = not (isinstance(lower, float) and math.isinf(lower))
+    high = not (isinstance(upper, float) and math.isinf(upper))
+    if low and high:
+        return f"between {fmt(lower)} and {fmt(upper)}"
+    if high:
+        return f"at most {fmt(upper)}"
+    if low:
+        return f"at least {fmt(lower)}"
+    return "unknown"
 
 
 class Table:

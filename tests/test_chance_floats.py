@@ -9,6 +9,7 @@ exactly at expectimax's value.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,20 @@ from course.search import bab, expectimax, star1
 from course.search.chance import ChanceBounds, chance_value
 
 CROSSED = Path(__file__).parent / "data" / "crossed_float_chance.json"
+
+# Found by the "quick" profile: C6's window for the MIN child of the last chance node is
+# (3 - 6) / 0.6 + 6 = 1.0 in floats, so the MIN node cut at its leaf 1, but the chance node's
+# own U, 0.6 * 1 + 0.4 * 6, rounds to 3.0000000000000004 > alpha = 3: BAB at epsilon = 0
+# returned [3, 3.0000000000000004].  The window is now exact for the node's arithmetic.
+THIRD = 0.3333333333333333
+ROUNDED_WINDOW = {"max": [
+    {"max": [{"max": [{"max": [3]}, {"max": [0]}]}]},
+    {"chance": [[THIRD, {"chance": [[THIRD, {"max": [0]}], [THIRD, {"max": [0]}],
+                                    [THIRD, {"max": [0]}]]}],
+                [THIRD, 0],
+                [THIRD, {"max": [0, {"max": [0]}, {"max": [0]}]}]]},
+    {"max": [0, 0, 0, {"chance": [[0.6, {"min": [1, 0]}], [0.4, 6]]}]},
+]}
 
 
 def _float_tree(obj):
@@ -89,6 +104,7 @@ def test_chance_value_examples():
 
 @given(float_chance_objects(), st.sampled_from([0, 0.5, 1, 3]))
 @example(json.loads(CROSSED.read_text())["tree"], 0)
+@example(ROUNDED_WINDOW, 0)
 def test_float_probabilities_never_cross_and_meet_at_expectimax(obj, epsilon):
     game = parse_tree(obj)
     vmin, vmax = game.vmin, game.vmax
@@ -132,3 +148,45 @@ def test_stochastic_cops_and_robbers_and_pig():
         e = expectimax(game, depth=4)
         s = star1(game, depth=4)
         assert s.value is not None and s.value == e.value
+
+
+def test_the_rounded_window_example():
+    """The example above, on its own: the root's bounds meet, at expectimax's value, by every
+    search that shares the rule (BAB, BAB with a transposition table, the fast path)."""
+    from course.search import bab_tt
+
+    game = parse_tree(ROUNDED_WINDOW)
+    e = expectimax(game)
+    assert e.value == 3
+    for result in (bab(game, epsilon=0), star1(game), bab_tt(game, epsilon=0)):
+        assert (result.lower, result.upper) == (3, 3), result
+    # the chance node's window for its MIN child is below the formula's 1.0 ...
+    bounds = ChanceBounds([0.6, 0.4], 0, 6)
+    child_alpha, _ = bounds.window(3, 6, 0, 6)
+    assert child_alpha < (3 - 6) / 0.6 + 6 == 1.0
+    # ... and is the largest float whose U reaches alpha
+    assert bounds.upper_after(child_alpha) <= 3 < bounds.upper_after(math.nextafter(child_alpha, 7))
+
+
+@given(st.lists(st.integers(1, 7), min_size=1, max_size=5), st.data())
+def test_window_is_exact_for_the_nodes_arithmetic(weights, data):
+    """A child bound inside the window never cuts the node; one at its edge always does."""
+    total = sum(weights)
+    probabilities = [w / total for w in weights]
+    bounds = ChanceBounds(probabilities, 0, 6)
+    L, U = 0, 6
+    values = st.integers(0, 6) | st.floats(0, 6)
+    alpha = data.draw(values)
+    beta = data.draw(values.filter(lambda b: b > alpha))
+    for _ in probabilities:
+        a, b = bounds.window(alpha, beta, L, U)
+        if a > 0:
+            assert bounds.upper_after(a) <= alpha
+        if b < 6:
+            assert bounds.lower_after(b) >= beta
+        assert a < b
+        lo = data.draw(values)
+        L, U = bounds.add(lo, data.draw(st.floats(lo, 6) | st.just(lo)))
+        alpha, beta = max(alpha, L), min(beta, U)
+        if beta <= alpha:
+            break

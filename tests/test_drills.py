@@ -22,6 +22,7 @@ from course.drills import KINDS, LEVELS, Progress, make_drill, parse_number
 from course.drills.numbers import AnswerError, fmt, same
 from course.errors import ParameterError
 from course.examples import aima_figure_5_2, bab_figure3, chance_note_game
+from course.grading.diagnose import Case, simulate
 
 SEEDS = range(6)
 CASES = [(kind, level, seed) for kind in KINDS for level in LEVELS for seed in SEEDS]
@@ -38,7 +39,7 @@ def test_levels_grow_from_four_leaves_to_depth_four(kind):
     assert len(first.game.root.leaves()) == 4 and first.game.root.height() == 2
     last = make_drill(kind, level=5, seed=3)
     assert last.game.root.height() == 4
-    assert last.game.has_chance == (kind in ("minimax", "star1", "c6", "bab", "bounds"))
+    assert last.game.has_chance == (kind in ("minimax", "star1", "c6", "bab", "bounds", "star2"))
     sizes = [sum(len(make_drill(kind, level=lv, seed=s).game.root.leaves()) for s in range(5))
              for lv in LEVELS]
     assert sizes[0] < sizes[1] <= sizes[2] <= max(sizes[3:]), sizes
@@ -431,3 +432,69 @@ def test_a_right_to_left_drill_says_first_in_the_search_order():
     w = make_drill("window", tree=aima_figure_5_2(), order="reversed")
     v = w.check(dict(w.expected, D=(0, 1)))
     assert "D is the first child A searches (right to left)" in v.explanation, v.explanation
+
+
+# --- Star2: the probing phase ------------------------------------------------------------------------
+_PROBE_TREE = {"tree": {"max": [6, {"chance": [[Fraction(1, 2), {"min": [4, 9, 9]}],
+                                               [Fraction(1, 2), {"min": [3, 9]}]]}]},
+               "bounds": [0, 10]}
+
+
+def test_star2_asks_the_probes_and_the_cut_before_any_outcome_is_searched():
+    d = make_drill("star2", tree=_PROBE_TREE)
+    assert d.expected == {"C": ("upper", 4, 0, 7), "D": ("upper", 3, 0, Fraction(7, 2)), "stop": "D"}
+    # which bound: a MIN outcome's probe gives "at most"
+    v = d.check(dict(d.expected, C=("lower", 4, 0, 7)))
+    assert not v.correct and v.wrong == ("C.side",) and v.node == (1, 0)
+    assert v.explanation.startswith("The probe shows that C is at most 4 (not C at least 4). "
+                                    "C (MIN) is probed: only its first child, C1, is searched")
+    # L and U count the probed outcomes by their probes' bounds
+    v = d.check(dict(d.expected, D=("upper", 3, 0, 7)))
+    assert v.wrong == ("D.U",) and "U = 1/2·4 + 1/2·3 = 7/2" in v.explanation
+    # the cut in the probing phase
+    v = d.check(dict(d.expected, stop=None))
+    assert v.wrong == ("stop",) and "β = 7/2 ≤ α = 6, so B is cut in the probing phase" in v.explanation
+    assert d.check_form(d.form(d.expected)).correct
+    assert set(d.form(d.expected)) == {f.id for f in d.fields()}
+
+
+def test_star2_a_star1_mental_model_answers_it_wrong():
+    """A student who knows Star1 but not probing searches each outcome in full: the drill says
+    where that differs from probing (issue 31: the Star2 drill must catch that model)."""
+    d = make_drill("star2", tree=_PROBE_TREE)
+    model = d.star1_answer()
+    assert model == {"C": ("upper", 4, 2, 7), "D": ("upper", 3, 2, Fraction(7, 2)), "stop": None}
+    v = d.check(model)
+    assert not v.correct and v.wrong[0] == "C.L"
+    assert "a probed one by its probe's bounds" in v.explanation
+    # on every seeded drill, at every level
+    for level in LEVELS:
+        for seed in range(8):
+            d = make_drill("star2", level=level, seed=seed)
+            assert not d.check(d.star1_answer()).correct, d.code
+            # a Star1 *record* (grading's simulations have no probing phase) answers the same
+            record = simulate("star1", Case("drill", d.game), order=d.search_order)
+            assert d.answer_from(record) == d.star1_answer(), d.code
+
+
+@pytest.mark.parametrize("kind, level, seed", [c for c in CASES if c[0] == "star2"])
+def test_star2_drills_explain_each_wrong_part(kind, level, seed):
+    d = make_drill(kind, level=level, seed=seed)
+    probed = [k for k, v in d.expected.items() if k != "stop" and v is not None]
+    assert probed, "a star2 drill asks at least one probe"
+    for name in probed:
+        side, value, lo, hi = d.expected[name]
+        flipped = "lower" if side == "upper" else "upper"
+        for part, row in (("side", (flipped, value, lo, hi)), ("value", (side, value + 1, lo, hi)),
+                          ("L", (side, value, lo + 1, hi)), ("U", (side, value, lo, hi - 1))):
+            v = d.check(dict(d.expected, **{name: row}))
+            assert not v.correct and v.wrong == (f"{name}.{part}",), (d.code, part, v.wrong)
+            if part in ("side", "value"):
+                assert v.explanation.startswith(f"The probe shows that {name} is "), v.explanation
+            else:
+                assert v.explanation.startswith(f"After the probe of {name},"), v.explanation
+                assert f"L = {fmt(lo)} and U = {fmt(hi)}" in v.explanation
+    stop = d.expected["stop"]
+    for other in [n for n in probed if n != stop] + ([None] if stop else []):
+        v = d.check(dict(d.expected, stop=other))
+        assert not v.correct and "stop" in v.wrong

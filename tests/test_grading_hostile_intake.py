@@ -72,7 +72,7 @@ def graded(tmp_path_factory):
         zf.writestr(zipfile.ZipInfo("jonesm_6666_14_lovelaceada_1234_11_minimax.ipynb", (2024, 3, 2, 9, 0, 0)),
                     release)
         zf.writestr(zipfile.ZipInfo("jonesm_6666_15_ada/a1_minimax/minimax.ipynb", (2024, 3, 2, 9, 0, 0)), release)
-    imported = collect_zip(archive, root / "submitted", root=root, assignment=A1)
+    imported = collect_zip(archive, root / "submitted", root=root, timezone="UTC", assignment=A1)
     # folders put into submitted/ by hand
     hostile = root / "submitted" / HOSTILE_FOLDER / A1
     hostile.mkdir(parents=True)

@@ -48,6 +48,12 @@ def M(name, notebook, cell, edits, catches):
     return Mutant(name, notebook, cell, tuple(edits), frozenset(catches))
 
 
+A6 = "a6_selective/selective.ipynb"
+_A4_TRAP = '    return {"tree": [[10 * epsilon], [11 * epsilon, 0]], "bounds": [0, 12 * epsilon]}'
+_A6_BACKUP = ("    return (pick(c[0] for c in children), pick(c[1] for c in children),\n"
+              "            pick(c[2] for c in children))")
+
+
 MUTANTS = [
     # --- Assignment 1: minimax -------------------------------------------------------------
     M("minimax: max at every node", "a1_minimax/minimax.ipynb", "a1-minimax-value",
@@ -156,6 +162,26 @@ MUTANTS = [
     M("Star1: the window not narrowed by L and U", "a3_chance/chance.ipynb", "a3-star1",
       [("            alpha = max(L, alpha)\n            beta = min(U, beta)\n", "")],
       {"a3-test-star1-textbook", "a3-test-star1-chance"}),
+    # the window below a chance node is derived by the students (Assignment 3, Part 2)
+    M("Star1: derived window, child_alpha only (child_beta = the chance node's beta)",
+      "a3_chance/chance.ipynb", "a3-star1",
+      [("                child_beta = min(vmax, (beta - L) / p + vmin)",
+        "                child_beta = beta")],
+      {"a3-test-star1-chance", "a3-test-star1-pig"}),
+    M("Star1: derived window, child_beta only (child_alpha = the chance node's alpha)",
+      "a3_chance/chance.ipynb", "a3-star1",
+      [("                child_alpha = max(vmin, (alpha - U) / p + vmax)",
+        "                child_alpha = alpha")],
+      {"a3-test-star1-textbook", "a3-test-star1-pig"}),
+    M("Star1: derived window, child_alpha from L and vmin", "a3_chance/chance.ipynb", "a3-star1",
+      [("                child_alpha = max(vmin, (alpha - U) / p + vmax)",
+        "                child_alpha = max(vmin, (alpha - L) / p + vmin)")],
+      {"a3-test-star1-chance"}),
+    M("Star1: derived window, multiplied by p instead of divided", "a3_chance/chance.ipynb",
+      "a3-star1",
+      [("(alpha - U) / p + vmax", "(alpha - U) * p + vmax"),
+       ("(beta - L) / p + vmin", "(beta - L) * p + vmin")],
+      {"a3-test-star1-textbook", "a3-test-star1-chance", "a3-test-star1-pig"}),
     M("expectimax: a float sum (0.0)", "a3_chance/chance.ipynb", "a3-expectimax",
       [("        total = 0\n", "        total = 0.0\n")],
       {"a3-test-expectimax", "a3-test-expectimax-pig"}),
@@ -246,6 +272,19 @@ MUTANTS = [
       [("        for k, (move, p) in enumerate(children):\n",
         "        for k, (move, p) in enumerate(children):\n            p = float(p) if p is not None else None\n")],
       {"a4-test-textbook", "a4-test-chance"}),
+    M("trap: the move test's tree (by U loses 1, within epsilon)", "a4_bounded/bounded.ipynb",
+      "a4-u-trap",
+      [(_A4_TRAP, '    return {"tree": [[4, 1, 3], [7, 4, 8], [5, 3]], "bounds": [0, 9]}')],
+      {"a4-test-u-trap"}),
+    M("trap: vmax too small, the root prunes the trap", "a4_bounded/bounded.ipynb", "a4-u-trap",
+      [('"bounds": [0, 12 * epsilon]', '"bounds": [0, 11 * epsilon]')],
+      {"a4-test-u-trap"}),
+    M("trap: by U loses exactly epsilon", "a4_bounded/bounded.ipynb", "a4-u-trap",
+      [("[[10 * epsilon], [11 * epsilon, 0]]", "[[10 * epsilon], [11 * epsilon, 9 * epsilon]]")],
+      {"a4-test-u-trap"}),
+    M("trap: no bounds", "a4_bounded/bounded.ipynb", "a4-u-trap",
+      [(_A4_TRAP, "    return [[10 * epsilon], [11 * epsilon, 0]]")],
+      {"a4-test-u-trap"}),
     # --- Assignment 5: move ordering ---------------------------------------------------------
     M("ordering: MIN nodes sorted like MAX nodes", "a5_ordering/ordering.ipynb", "a5-ordered-alphabeta",
       [("key=lambda mc: -estimate(mc[1]) if maximizing else estimate(mc[1])",
@@ -285,6 +324,65 @@ MUTANTS = [
     M("best case: b ** (d / 2)", "a5_ordering/ordering.ipynb", "a5-best-case",
       [("    return b ** math.ceil(d / 2) + b ** (d // 2) - 1", "    return round(b ** (d / 2))")],
       {"a5-test-best-case"}),
+    # --- Assignment 6: error bounds (lesson 3) ------------------------------------------------
+    M("intervals: Proposition 1 with the largest error bound below", A6, "a6-value-interval",
+      [(_A6_BACKUP, "    value = pick(c[0] for c in children)\n"
+                    "    e = max(max(c[0] - c[1], c[2] - c[0]) for c in children)\n"
+                    "    return value, value - e, value + e")],
+      {"a6-test-interval-textbook", "a6-test-interval-random"}),
+    M("intervals: the hull of the children's intervals", A6, "a6-value-interval",
+      [(_A6_BACKUP, "    return (pick(c[0] for c in children), min(c[1] for c in children),\n"
+                    "            max(c[2] for c in children))")],
+      {"a6-test-interval-textbook", "a6-test-interval-random"}),
+    M("intervals: error bounds added up the tree", A6, "a6-value-interval",
+      [(_A6_BACKUP, "    value = pick(c[0] for c in children)\n"
+                    "    e = sum(c[2] - c[0] for c in children)\n"
+                    "    return value, value - e, value + e")],
+      {"a6-test-interval-textbook", "a6-test-interval-random"}),
+    M("intervals: the lower end taken the other way at MIN nodes", A6, "a6-value-interval",
+      [(_A6_BACKUP, "    low = max if pick is min else pick\n"
+                    "    return (pick(c[0] for c in children), low(c[1] for c in children),\n"
+                    "            pick(c[2] for c in children))")],
+      {"a6-test-interval-textbook", "a6-test-interval-random"}),
+    M("decision: Chen's 2e (the widest interval)", A6, "a6-decision-bound",
+      [("    if maximizing:\n        loss = max(c[2] for c in others) - lo\n"
+        "    else:\n        loss = hi - min(c[1] for c in others)\n",
+        "    loss = max(c[2] - c[1] for c in children)\n")],
+      {"a6-test-decision"}),
+    M("decision: the chosen move compared with itself too", A6, "a6-decision-bound",
+      [("    others = [c for i, c in enumerate(children) if i != best]", "    others = children")],
+      {"a6-test-decision"}),
+    M("decision: a negative bound when the move is surely best", A6, "a6-decision-bound",
+      [("    return moves[best], max(loss, 0)", "    return moves[best], loss")],
+      {"a6-test-decision"}),
+    M("decision: the last best move on ties", A6, "a6-decision-bound",
+      [("        if value > children[best][0] if maximizing else value < children[best][0]:",
+        "        if value >= children[best][0] if maximizing else value <= children[best][0]:")],
+      {"a6-test-decision"}),
+    M("decision: the move by the upper end of its interval", A6, "a6-decision-bound",
+      [("    for i, (value, _, _) in enumerate(children):\n"
+        "        if value > children[best][0] if maximizing else value < children[best][0]:",
+        "    for i, (_, _, value) in enumerate(children):\n"
+        "        if value > children[best][2] if maximizing else value < children[best][2]:")],
+      {"a6-test-decision"}),
+    M("selective: e0 on both ends", A6, "a6-selective-interval",
+      [("        if maximizing:\n            hi = hi + e0\n        else:\n            lo = lo - e0",
+        "        lo, hi = lo - e0, hi + e0")],
+      {"a6-test-selective-textbook", "a6-test-selective-random"}),
+    M("selective: e0 at every node, also where nothing is dropped", A6, "a6-selective-interval",
+      [("    if len(searched) < len(game.moves(state)):", "    if True:")],
+      {"a6-test-selective-textbook", "a6-test-selective-random"}),
+    M("selective: e0 ignored", A6, "a6-selective-interval",
+      [("            hi = hi + e0", "            hi = hi"),
+       ("            lo = lo - e0", "            lo = lo")],
+      {"a6-test-selective-textbook", "a6-test-selective-random"}),
+    M("selective: e0 on the wrong end (MAX lowers lo, MIN raises hi)", A6, "a6-selective-interval",
+      [("            hi = hi + e0\n        else:\n            lo = lo - e0",
+        "            lo = lo - e0\n        else:\n            hi = hi + e0")],
+      {"a6-test-selective-textbook", "a6-test-selective-random"}),
+    M("selective: every move searched (kept ignored)", A6, "a6-selective-interval",
+      [("    searched = kept(state)", "    searched = game.moves(state)")],
+      {"a6-test-selective-textbook", "a6-test-selective-random"}),
 ]
 
 

@@ -42,7 +42,7 @@ def test_collect_zip_understands_three_layouts(course, tmp_path):
         zf.writestr("../../etc/passwd", b"x")
         zf.writestr("notes.txt", b"hello")
     out = tmp_path / "submitted"
-    done = collect_zip(archive, out, root=course)
+    done = collect_zip(archive, out, root=course, timezone="UTC")
     assert sorted(c[:3] for c in done.collected) == [
         ("Grace_Hopper", "a1_minimax", "minimax.ipynb"),
         ("ada", "a2_alphabeta", "alphabeta.ipynb"),
@@ -62,7 +62,7 @@ def test_a_zip_of_a_submitted_folder_keeps_its_layout(course, tmp_path):
         zf.writestr("submitted/ada/a2_alphabeta/alphabeta.ipynb", body)
         zf.writestr("submitted/ada/a2_alphabeta/timestamp.txt", "2024-03-01 09:30:00")
         zf.writestr("submitted/grace/a2_alphabeta/alphabeta.ipynb", body)
-    done = collect_zip(archive, tmp_path / "out", root=course)
+    done = collect_zip(archive, tmp_path / "out", root=course, timezone="UTC")
     assert sorted(c[:2] for c in done.collected) == [("ada", "a2_alphabeta"), ("grace", "a2_alphabeta")]
     assert [e for e, _ in done.ignored] == ["submitted/ada/a2_alphabeta/timestamp.txt"]
 
@@ -71,9 +71,9 @@ def test_collect_zip_rejects_what_is_not_a_zip(course, tmp_path):
     bogus = tmp_path / "class.zip"
     bogus.write_text("not a zip")
     with pytest.raises(WorkflowError, match="not a zip archive"):
-        collect_zip(bogus, tmp_path / "out", root=course)
+        collect_zip(bogus, tmp_path / "out", root=course, timezone="UTC")
     with pytest.raises(WorkflowError, match="no zip file"):
-        collect_zip(tmp_path / "missing.zip", tmp_path / "out", root=course)
+        collect_zip(tmp_path / "missing.zip", tmp_path / "out", root=course, timezone="UTC")
 
 
 # --- repairing submissions -------------------------------------------------------------------------
@@ -173,4 +173,5 @@ def test_layout_reads_the_config(course):
     assert layout.source == course / "solutions" and layout.release == course / "exercises"
     assert layout.course_id == "game-tree-search"
     assert 0 < layout.cell_timeout < 3600
-    assert layout.assignments() == ["a1_minimax", "a2_alphabeta", "a3_chance", "a4_bounded", "a5_ordering"]
+    assert layout.assignments() == ["a1_minimax", "a2_alphabeta", "a3_chance", "a4_bounded", "a5_ordering",
+                                    "a6_selective"]

@@ -106,8 +106,6 @@ def _why_not() -> str | None:
         return "the JupyterHub test needs nginx, the TLS proxy in front of the hub (apt-get install nginx)"
     if _tool("openssl") is None:
         return "the JupyterHub test needs openssl for its self-signed certificate (apt-get install openssl)"
-    if not _world_readable_path(REPO / "course"):
-        return f"{REPO} is not readable by other users: the class's accounts could not run the course"
     return None
 
 
@@ -115,34 +113,77 @@ def _usable_by_all(python: Path) -> bool:
     return all(_world_readable_path(Path(p)) for p in (python, os.path.realpath(python)))
 
 
-def _class_bin() -> Path:
-    """The ``bin`` folder of a Python environment with the course that every account can run."""
-    own = Path(sys.executable)
-    if _usable_by_all(own) and importlib.util.find_spec("jupyterhub") is not None:
-        return own.parent
-    system = next((Path(p) for p in ("/usr/bin/python3", "/usr/local/bin/python3")
-                   if Path(p).exists() and _usable_by_all(Path(p))), None)
-    if system is None:
-        pytest.skip(f"{os.path.realpath(own)} is not usable by other users, and no system python3 is")
+def _tree_digest(*parts: Path) -> str:
+    """A digest of the files under ``parts`` (names and contents): when the course's code changed."""
     import hashlib
 
+    digest = hashlib.sha1()
+    for part in parts:
+        files = sorted(part.rglob("*")) if part.is_dir() else [part]
+        for file in files:
+            if file.is_file() and "__pycache__" not in file.parts and file.suffix != ".pyc":
+                digest.update(str(file.relative_to(REPO)).encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _course_wheel(folder: Path) -> Path:
+    """The course built as a wheel (what ``pip install CHECKOUT`` installs: the package, no solutions/)."""
+    build = folder / "src"
+    shutil.rmtree(build, ignore_errors=True)
+    build.mkdir(parents=True)
+    shutil.copytree(REPO / "course", build / "course", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, build / name)
+    wheels = folder / "wheels"
+    shutil.rmtree(wheels, ignore_errors=True)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(build)],
+                          capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        pytest.skip(f"cannot build the course's wheel: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
+    shutil.rmtree(build, ignore_errors=True)
+    return next(wheels.glob("course-*.whl"))
+
+
+def _class_bin() -> Path:
+    """The ``bin`` folder of the class's environment: the course installed **from a wheel**, as the
+    guide says (``pip install CHECKOUT``, never ``-e``), so that no account's ``import course`` leads
+    to a checkout with ``solutions/``; with JupyterHub.  Made with the system's (or this) Python in a
+    shared cache folder that every account can read, once per ``pyproject.toml`` (about 2 minutes);
+    the course's wheel is reinstalled whenever its code changed (seconds)."""
+    import hashlib
+
+    base = next((Path(p) for p in (getattr(sys, "_base_executable", ""), "/usr/bin/python3", "/usr/local/bin/python3")
+                 if p and Path(p).exists() and _usable_by_all(Path(p))), None)
+    if base is None:
+        pytest.skip("no Python that every account can run (the class's environment is made with it)")
     key = hashlib.sha1(str(REPO).encode() + (REPO / "pyproject.toml").read_bytes()).hexdigest()[:12]
     venv = SHARED_VENVS / f"venv-{key}"
     for old in SHARED_VENVS.glob("venv-*"):        # environments of checkouts that are gone
         with contextlib.suppress(OSError):
             if old != venv and not Path((old / ".installed").read_text().strip()).exists():
                 shutil.rmtree(old, ignore_errors=True)
+    code = _tree_digest(REPO / "course", REPO / "pyproject.toml")
+    if (venv / ".installed").exists() and (venv / ".course-code").exists() \
+            and (venv / ".course-code").read_text().strip() == code:
+        return venv / "bin"
+    SHARED_VENVS.mkdir(parents=True, exist_ok=True)
+    os.chmod(SHARED_VENVS, 0o755)
+    wheel = _course_wheel(SHARED_VENVS / f"build-{key}")
     if not (venv / ".installed").exists():
         shutil.rmtree(venv, ignore_errors=True)
-        SHARED_VENVS.mkdir(parents=True, exist_ok=True)
-        os.chmod(SHARED_VENVS, 0o755)
-        for step in ([str(system), "-m", "venv", str(venv)],
-                     [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "-e", f"{REPO}[hub]"]):
-            done = subprocess.run(step, capture_output=True, text=True, timeout=900)
-            if done.returncode != 0:
-                pytest.skip(f"could not make the class's environment ({' '.join(step[-3:])}): "
-                            + (done.stderr.strip().splitlines() or ["?"])[-1])
-        (venv / ".installed").write_text(str(REPO))
+        steps = [[str(base), "-m", "venv", str(venv)],
+                 [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", f"{wheel}[hub]"]]
+    else:
+        steps = [[str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall",
+                  str(wheel)]]
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True, timeout=900)
+        if done.returncode != 0:
+            pytest.skip(f"could not make the class's environment ({' '.join(step[-3:])}): "
+                        + (done.stderr.strip().splitlines() or ["?"])[-1])
+    shutil.rmtree(wheel.parent.parent, ignore_errors=True)
+    (venv / ".installed").write_text(str(REPO))
+    (venv / ".course-code").write_text(code)
     return venv / "bin"
 
 
@@ -167,12 +208,42 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+# --- names: the hub and one subdomain per user, all on this machine ---------------------------
+
+#: The hub's host name in the test (``.test`` is reserved: it never resolves on the internet).
+#: Each user's server is at ``https://NAME.hub.test:PORT/user/NAME/``; this process resolves
+#: ``hub.test`` and every ``*.hub.test`` to 127.0.0.1 (:func:`_resolve_hub_names`), Chromium
+#: with ``--host-resolver-rules``.
+DOMAIN = "hub.test"
+CHROMIUM_RESOLVER = f"--host-resolver-rules=MAP *.{DOMAIN} 127.0.0.1, MAP {DOMAIN} 127.0.0.1"
+
+
+@contextlib.contextmanager
+def _resolve_hub_names():
+    """``hub.test`` and ``*.hub.test`` resolve to 127.0.0.1 in this process (urllib, tornado's
+    websocket client), as wildcard DNS makes them for a real hub.  Other names are untouched."""
+    original = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        if isinstance(host, bytes):
+            host = host.decode()
+        if isinstance(host, str) and (host == DOMAIN or host.endswith("." + DOMAIN)):
+            host = "127.0.0.1"
+        return original(host, *args, **kwargs)
+
+    socket.getaddrinfo = getaddrinfo
+    try:
+        yield
+    finally:
+        socket.getaddrinfo = original
+
+
 # --- the class ---------------------------------------------------------------------------------
 
 @dataclass
 class Hub:
     base: Path
-    url: str            # https, through nginx
+    url: str            # https, through nginx: the hub's own host
     token: str
     passwords: dict[str, str]
     instructor: str
@@ -185,6 +256,24 @@ class Hub:
     timings: dict[str, float] = field(default_factory=dict)
     created: list[str] = field(default_factory=list)     # accounts to remove afterwards
     restart: object = None
+    graders: list[str] = field(default_factory=list)
+    port: int = 0                                        # nginx's TLS port
+
+    def origin(self, host: str) -> str:
+        return f"https://{host}:{self.port}"
+
+    def server_url(self, user: str) -> str:
+        """Where ``user``'s server is: their own subdomain."""
+        return f"{self.origin(f'{user}.{DOMAIN}')}/user/{user}"
+
+    def service_url(self, name: str = COURSE_ID) -> str:
+        """Where a hub service is (JupyterHub's subdomain for it: NAME--service)."""
+        return f"{self.origin(f'{name}--service.{DOMAIN}')}/services/{name}"
+
+    def _absolute(self, path: str) -> str:
+        """``/user/NAME/...`` on NAME's subdomain, everything else on the hub's host."""
+        found = re.match(r"/user/([^/]+)(/.*)?$", path)
+        return self.server_url(found.group(1)) + (found.group(2) or "") if found else self.url + path
 
     # the hub's REST API, as the test's service (admin of users and servers)
     def api(self, path: str, method: str = "GET", data: dict | None = None, *, base: str = "/hub/api",
@@ -195,7 +284,7 @@ class Hub:
         if form is not None:
             body = urllib.parse.urlencode(form).encode()
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-        request = urllib.request.Request(self.url + base + path, data=body, method=method, headers=headers)
+        request = urllib.request.Request(self._absolute(base + path), data=body, method=method, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=timeout, context=self.tls) as response:
                 text = response.read().decode()
@@ -209,7 +298,7 @@ class Hub:
 
     def head(self, path: str) -> dict[str, str]:
         """The response headers of a page (names in lower case)."""
-        request = urllib.request.Request(self.url + path, headers={"Authorization": f"token {self.token}"})
+        request = urllib.request.Request(self._absolute(path), headers={"Authorization": f"token {self.token}"})
         with urllib.request.urlopen(request, timeout=60, context=self.tls) as response:
             return {k.lower(): v for k, v in response.headers.items()}
 
@@ -219,14 +308,29 @@ class Hub:
         return Path(pwd.getpwnam(user).pw_dir)
 
     def role(self, user: str) -> str:
-        return "instructor" if user == self.instructor else "student"
+        return "instructor" if user == self.instructor else "student"    # graders' servers: students'
+
+    def get(self, url: str, session=None) -> tuple[int, dict, str]:
+        """GET ``url`` (absolute) with a logged-in opener, or the test's token: status, headers, body."""
+        if session is None:
+            request = urllib.request.Request(url, headers={"Authorization": f"token {self.token}"})
+            opener = urllib.request.build_opener(urllib.request.HTTPSHandler(context=self.tls))
+        else:
+            request, opener = urllib.request.Request(url), session
+        try:
+            with opener.open(request, timeout=120) as response:
+                return response.status, {k.lower(): v for k, v in response.headers.items()}, \
+                    response.read().decode(errors="replace")
+        except urllib.error.HTTPError as exc:
+            return exc.code, {k.lower(): v for k, v in exc.headers.items()}, exc.read().decode(errors="replace")
 
     def run_as(self, user: str, *args: str, cwd: Path | None = None, check: bool = True,
                timeout: float = 300, input_text: str | None = None) -> subprocess.CompletedProcess:
         """A command in ``user``'s account, with the environment the hub gives their server."""
         env = ["env", "-i", f"HOME={self.home(user)}", f"USER={user}", f"LOGNAME={user}",
                f"PATH={BIN}:/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8",
-               f"JUPYTER_CONFIG_PATH={self.layout.role_config_path(self.role(user))}"]
+               f"JUPYTER_CONFIG_PATH={self.layout.role_config_path(self.role(user))}",
+               f"JUPYTER_RUNTIME_DIR={self.home(user) / '.jupyter-run'}"]
         done = subprocess.run([_tool("runuser"), "-u", user, "--", *env, *args], cwd=str(cwd or self.home(user)),
                               capture_output=True, text=True, timeout=timeout, input=input_text)
         if check and done.returncode != 0:
@@ -300,6 +404,9 @@ c.ConfigurableHTTPProxy.command = [{chp!r}]
 c.ConfigurableHTTPProxy.pid_file = {base!r} + "/hub/proxy.pid"
 c.JupyterHub.db_url = "sqlite:///" + {base!r} + "/hub/jupyterhub.sqlite"
 c.JupyterHub.cookie_secret_file = {base!r} + "/hub/cookie_secret"
+for _service in c.JupyterHub.services:          # the graders' formgrader on a free port
+    if _service["name"] == {course!r}:
+        _service["url"] = "http://127.0.0.1:{graders_port}"
 c.JupyterHub.services = c.JupyterHub.services + [{{"name": "course-test", "api_token": {token!r}}}]
 c.JupyterHub.load_roles = c.JupyterHub.load_roles + [{{
     "name": "course-test",
@@ -319,16 +426,19 @@ def hub():
     BIN = _class_bin()
     import pwd
 
-    from course.hub import HUB_CONFIG, sandbox_works_for, setup_class
+    from course.hub import HUB_CONFIG, ClassLayout, sandbox_works_for
 
     tag = secrets.token_hex(3)
     instructor = f"ch{tag}i"
     students = [f"ch{tag}s{i}" for i in (1, 2, 3)]
+    grader = f"ch{tag}g"
     base = Path(tempfile.mkdtemp(prefix="course-hub-", dir="/tmp"))
     os.chmod(base, 0o755)
     created: list[str] = []
     state: dict = {"proc": None, "nginx": None}
     hub = None
+    names = _resolve_hub_names()
+    names.__enter__()
     try:
         (base / "home").mkdir(mode=0o755)
         (base / "hub").mkdir(mode=0o700)
@@ -343,19 +453,30 @@ def hub():
         ok, why = sandbox_works_for(instructor)
         if not ok:
             pytest.skip(f"bubblewrap does not start for an unprivileged user here: {why}")
-        # The class: a roster in the course's format; setup creates the students' accounts from it
-        # (random passwords, real PAM logins) and writes the hub's copy.
-        created.extend(students)
+        # The class: a roster in the course's format; setup creates the students' and the grader's
+        # accounts from it (random passwords, real PAM logins) and writes the hub's copy.  It runs
+        # as the guide says: root, the class's environment (the course from a wheel), the course
+        # copied from a checkout only root can read.
+        created.extend([*students, grader])
         roster = base / "roster.csv"
         roster.write_text("id,first_name,last_name,email\n" + "".join(
             f"{s},Student,{i},{s}@example.org\n" for i, s in enumerate(students, 1)), encoding="utf-8")
+        checkout = base / "private" / "game-tree-search"          # root's checkout of the course
+        checkout.mkdir(parents=True)
+        os.chmod(base / "private", 0o700)
+        for name in ("solutions", "exercises"):
+            shutil.copytree(REPO / name, checkout / name, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        shutil.copy2(REPO / "nbgrader_config.py", checkout / "nbgrader_config.py")
         port, tls_port = _free_port(), _free_port()
-        public_url = f"https://127.0.0.1:{tls_port}/"
+        public_url = f"https://{DOMAIN}:{tls_port}/"
         setup_args = dict(exchange=base / "srv" / "nbgrader" / "exchange", config_dir=base / "etc" / "jupyter",
                           home_base=base / "home", passwords=base / "hub" / "passwords.csv",
-                          public_url=public_url)
-        layout = setup_class(instructor, roster=roster, **setup_args)
-        assert layout.accounts.created == tuple(students), layout.accounts
+                          public_url=public_url, grader=grader)
+        done = _setup(instructor, roster, setup_args, source=checkout)
+        assert f"accounts created ({' '.join(students)} {grader})" in done.stdout, done.stdout
+        layout = ClassLayout(exchange=setup_args["exchange"], config_dir=setup_args["config_dir"],
+                             course_dir=base / "home" / instructor / COURSE_ID, instructor=instructor,
+                             students=tuple(students), graders=(grader,))
         assert (base / "hub" / "passwords.csv").stat().st_mode & 0o777 == 0o600
         with (base / "hub" / "passwords.csv").open(encoding="utf-8") as handle:
             passwords.update({row["id"]: row["password"] for row in csv.DictReader(handle)})
@@ -363,17 +484,17 @@ def hub():
         token = secrets.token_hex(32)
         (base / "hub" / "jupyterhub_config.py").write_text(HUB_TEST_CONFIG.format(
             config=str(HUB_CONFIG), port=port, hub_port=_free_port(), proxy_api_port=_free_port(),
-            chp=str(chp), base=str(base), token=token))
+            chp=str(chp), base=str(base), token=token, course=COURSE_ID, graders_port=_free_port()))
         log = base / "hub" / "jupyterhub.log"
         env = {**os.environ, "COURSE_HUB_CONFIG_DIR": str(layout.config_dir),
                "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"}
         for name in ("JUPYTER_CONFIG_PATH", "JUPYTERHUB_API_TOKEN", "COURSE_HUB_INSTRUCTOR", "COURSE_HUB_STUDENTS"):
             env.pop(name, None)
-        tls = _tls(base, tls_port)
-        hub = Hub(base=base, url=f"https://127.0.0.1:{tls_port}", token=token, passwords=passwords,
+        tls = _tls(base, tls_port, names=[DOMAIN, f"*.{DOMAIN}"])
+        hub = Hub(base=base, url=f"https://{DOMAIN}:{tls_port}", token=token, passwords=passwords,
                   instructor=instructor, students=students, layout=layout, tls=tls, cafile=str(base / "tls" / "cert.pem"),
-                  log=log, created=created)
-        hub.setup_args = {**setup_args, "roster": roster, "tag": tag}
+                  log=log, created=created, graders=[grader], port=tls_port)
+        hub.setup_args = {**setup_args, "roster": roster, "tag": tag, "checkout": checkout}
 
         def start() -> None:
             started = time.monotonic()
@@ -382,7 +503,7 @@ def hub():
                     [str(BIN / "jupyterhub"), "-f", str(base / "hub" / "jupyterhub_config.py")],
                     cwd=str(base / "hub"), env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
             if state["nginx"] is None:
-                state["nginx"] = _start_nginx(base, tls_port, port)
+                state["nginx"] = _start_nginx(base, tls_port, port, server_name=DOMAIN)
             deadline = time.monotonic() + 90
             while True:
                 if state["proc"].poll() is not None:
@@ -433,6 +554,20 @@ def hub():
             if _tool("groupdel"):
                 subprocess.run([_tool("groupdel"), name], capture_output=True)   # if userdel kept the group
         shutil.rmtree(base, ignore_errors=True)
+        names.__exit__(None, None, None)
+
+
+def _setup(instructor: str, roster: Path, args: dict, source: Path | None = None) -> subprocess.CompletedProcess:
+    """``python -m course.hub setup`` as root in the class's environment, as the guide runs it."""
+    command = [str(BIN / "python"), "-m", "course.hub", "setup", "--instructor", instructor, "--roster", str(roster),
+               "--home-base", str(args["home_base"]), "--passwords", str(args["passwords"]),
+               "--public-url", args["public_url"], "--exchange", str(args["exchange"]),
+               "--config-dir", str(args["config_dir"]), "--grader", args["grader"]]
+    if source is not None:
+        command += ["--source", str(source)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd="/")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
 
 
 def _exists(name: str) -> bool:
@@ -462,13 +597,17 @@ def _stop_hub(proc: subprocess.Popen, hub: Hub | None, users: list[str]) -> None
         proc.wait(10)
 
 
-def _tls(base: Path, port: int) -> ssl.SSLContext:
-    """A self-signed certificate for 127.0.0.1 (openssl), and a client context trusting only it."""
+def _tls(base: Path, port: int, names: list[str] | None = None) -> ssl.SSLContext:
+    """A self-signed certificate (openssl) for 127.0.0.1 and ``names`` (a wildcard one for the hub:
+    ``hub.test`` and ``*.hub.test``, as a real hub with subdomains needs), and a client context
+    trusting only it."""
     folder = base / "tls"
     folder.mkdir(mode=0o755)
+    alt = ",".join(["IP:127.0.0.1", "DNS:localhost", *(f"DNS:{name}" for name in names or ())])
+    subject = (names or ["127.0.0.1"])[0]
     subprocess.run([_tool("openssl"), "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
                     "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem"),
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                    "-subj", f"/CN={subject}", "-addext", f"subjectAltName={alt}"],
                    check=True, capture_output=True, text=True)
     os.chmod(folder / "key.pem", 0o600)
     return ssl.create_default_context(cafile=str(folder / "cert.pem"))
@@ -494,7 +633,7 @@ http {{
 """
 
 
-def _start_nginx(base: Path, tls_port: int, hub_port: int, edit=None) -> subprocess.Popen:
+def _start_nginx(base: Path, tls_port: int, hub_port: int, edit=None, server_name: str = "127.0.0.1") -> subprocess.Popen:
     """nginx in front of the hub: TLS on 127.0.0.1:tls_port, the hub's proxy on hub_port.
 
     ``edit`` changes the shipped site's text first (to show what a line defends against).
@@ -506,8 +645,9 @@ def _start_nginx(base: Path, tls_port: int, hub_port: int, edit=None) -> subproc
     os.chmod(folder, 0o755)
     if os.geteuid() == 0:
         shutil.chown(folder / "tmp", "nobody")
-    site = nginx_site("127.0.0.1", str(base / "tls" / "cert.pem"), str(base / "tls" / "key.pem"),
-                      upstream=f"127.0.0.1:{hub_port}", listen=f"127.0.0.1:{tls_port}", redirect_http=False)
+    site = nginx_site(server_name, str(base / "tls" / "cert.pem"), str(base / "tls" / "key.pem"),
+                      upstream=f"127.0.0.1:{hub_port}", listen=f"127.0.0.1:{tls_port}", redirect_http=False,
+                      subdomains=server_name != "127.0.0.1")
     (folder / "jupyterhub.conf").write_text(edit(site) if edit else site)
     conf = NGINX_TEST_CONF.format(folder=folder)
     if os.geteuid() != 0:
@@ -594,13 +734,18 @@ except Exception as exc:
 """
 
 
-def _hostile(solution: Path, paths: list[str], gradebook: str):
+def _hostile(solution: Path, paths: list[str], gradebook: str, link: str = ""):
+    """The solution, a cell that tries to reach what a student must not, and in the written answer
+    a link to ``link`` (the page her own server serves)."""
     import nbformat
 
     nb = nbformat.read(str(solution), as_version=4)
     at = next(i for i, cell in enumerate(nb.cells)
               if cell.metadata.get("nbgrader", {}).get("grade_id") == "a1-minimax-value")
     nb.cells.insert(at + 1, nbformat.v4.new_code_cell(HOSTILE_CELL.format(paths=paths, gradebook=gradebook)))
+    if link:
+        answer = next(cell for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("grade_id") == "a1-answer")
+        answer.source += f"\n\nMy working is [in my notes]({link})."
     return nb
 
 
@@ -660,7 +805,7 @@ def _chromium():
         return
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=path, headless=True,
-                                             args=list(driver.CHROMIUM_ARGS))
+                                             args=[*driver.CHROMIUM_ARGS, CHROMIUM_RESOLVER])
         try:
             yield browser, ""
         finally:
@@ -736,19 +881,272 @@ def _fetch_and_submit_in_browser(browser, hub: Hub, user: str, shots: Path) -> b
 
 
 def _formgrader_in_browser(browser, hub: Hub, shots: Path) -> str:
-    """The instructor opens the formgrader from JupyterLab's menu; the text of its iframe."""
+    """The instructor opens the formgrader from JupyterLab's menu: the panel (an iframe) offers a link,
+    which opens the formgrader in a tab of its own; the text of that tab."""
     context, page = _log_in(browser, hub, hub.instructor, shots)
     try:
         _nbgrader_menu(page, "Formgrader")
         frame = page.frame_locator("iframe").first
-        frame.locator("text=Manage Assignments").first.wait_for(timeout=60_000)
-        frame.locator(f"text={ASSIGNMENT}").first.wait_for(timeout=60_000)
-        return frame.locator("body").inner_text()
+        button = frame.get_by_role("button", name="Open the formgrader in a new tab")
+        with context.expect_page() as opened:
+            button.click()
+        tab = opened.value
+        tab.locator("text=Manage Assignments").first.wait_for(timeout=60_000)
+        tab.locator(f"text={ASSIGNMENT}").first.wait_for(timeout=60_000)
+        assert "frame-ancestors 'none'" in (tab.evaluate("() => location.href") and
+                                            hub.head(f"/user/{hub.instructor}/formgrader/manage_assignments")
+                                            .get("content-security-policy", ""))
+        return tab.locator("body").inner_text()
     except Exception:
         page.screenshot(path=str(shots / "formgrader.png"))
         raise
     finally:
         context.close()
+
+
+# --- a student takes over the instructor's account (issue 29, item 1) -----------------------------
+
+#: A student's own Jupyter configuration: a handler, added by the file itself, that answers
+#: ``/user/<student>/pwn`` with ATTACK_PAGE and asks for no login.
+PWN_CONFIG = """\
+# ~/.jupyter/jupyter_server_config.py of a student: a page on her server that needs no login.
+# (A configuration file is Python: it adds a handler to the server's web application.)
+import jupyter_server.serverapp as _serverapp
+from tornado import web
+
+PAGE = {page!r}
+
+
+class Pwn(web.RequestHandler):
+    def get(self):
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.write(PAGE)
+
+
+_init_webapp = _serverapp.ServerApp.init_webapp
+
+
+def _with_pwn(self, *args, **kwargs):
+    _init_webapp(self, *args, **kwargs)
+    self.web_app.add_handlers(".*$", [(self.base_url + "pwn", Pwn)])
+
+
+_serverapp.ServerApp.init_webapp = _with_pwn
+"""
+
+#: The student's page: frame (or pop up) the instructor's JupyterLab, read its XSRF token, write a
+#: file as the instructor, list the solutions, run a command in a terminal.  Reports in PWN.
+ATTACK_PAGE = """<!DOCTYPE html><html><head><title>my notes</title></head><body><h1>My notes</h1>
+<script>
+const T = %(target)s;
+const PWN = window.PWN = {steps: [], done: false};
+const say = s => PWN.steps.push(String(s));
+function opened(how) {
+  return new Promise(resolve => {
+    let win = null, frame = null;
+    if (how === "frame") {
+      frame = document.createElement("iframe"); frame.src = T + "lab"; document.body.appendChild(frame);
+    } else { win = window.open(T + "lab", "_blank"); }
+    let tries = 0;
+    const poll = setInterval(() => {
+      tries += 1;
+      try {
+        const w = frame ? frame.contentWindow : win;
+        if (w && w.document && w.document.cookie.indexOf("_xsrf=") >= 0) { clearInterval(poll); resolve(w); return; }
+      } catch (e) { clearInterval(poll); say(how + ": " + e.name); resolve(null); return; }
+      if (tries > 30) { clearInterval(poll); say(how + ": no access"); resolve(null); }
+    }, 500);
+  });
+}
+async function attack() {
+  let w = await opened("frame");
+  if (!w) w = await opened("popup");
+  let xsrf = "";
+  if (w) { xsrf = decodeURIComponent(w.document.cookie.match(/(?:^|; )_xsrf=([^;]+)/)[1]); say("read _xsrf"); }
+  const f = w ? w.fetch.bind(w) : fetch;
+  const headers = {"X-XSRFToken": xsrf, "Content-Type": "application/json"};
+  try {
+    const put = await f(T + "api/contents/pwned-by-student.txt", {method: "PUT", credentials: "include", headers,
+      body: JSON.stringify({type: "file", format: "text", content: "written by a student"})});
+    say("write " + put.status);
+  } catch (e) { say("write: " + e.name); }
+  try {
+    const list = await f(T + "api/contents/%(course)s/solutions", {credentials: "include"});
+    say("solutions " + list.status + " " + (list.ok ? (await list.json()).content.map(x => x.name).join(",") : ""));
+  } catch (e) { say("solutions: " + e.name); }
+  try {
+    const made = await f(T + "api/terminals", {method: "POST", credentials: "include", headers});
+    say("terminal " + made.status);
+    const name = (await made.json()).name;
+    const url = new URL(T + "terminals/websocket/" + name, location.href);
+    url.protocol = url.protocol.replace("http", "ws");
+    await new Promise(resolve => {
+      const ws = new WebSocket(url.href);
+      ws.onopen = () => { ws.send(JSON.stringify(["stdin", "id > ~/terminal-pwned.txt\\r"])); say("command sent");
+                          setTimeout(resolve, 3000); };
+      ws.onerror = () => { say("terminal socket refused"); resolve(); };
+    });
+  } catch (e) { say("terminal: " + e.name); }
+  PWN.done = true;
+}
+attack();
+</script></body></html>
+"""
+
+
+def _plant_takeover(hub: Hub, student: str, target: str) -> None:
+    """The hostile student's ``~/.jupyter/jupyter_server_config.py``: her attack page, no login."""
+    page = ATTACK_PAGE % {"target": json.dumps(target), "course": COURSE_ID}
+    config = PWN_CONFIG.format(page=page)
+    hub.run_as(student, "mkdir", "-p", str(hub.home(student) / ".jupyter"))
+    hub.run_as(student, "sh", "-c", f"cat > '{hub.home(student) / '.jupyter' / 'jupyter_server_config.py'}'",
+               input_text=config)
+
+
+def _takeover_in_browser(browser, hub: Hub, student: str, page_url: str, shots: Path) -> list[str]:
+    """The instructor, logged in, opens the student's page (a link in her answer); what it did."""
+    context, page = _log_in(browser, hub, hub.instructor, shots)
+    attack = None
+    try:
+        attack = context.new_page()
+        response = attack.goto(page_url)
+        assert response is not None and response.status == 200, (page_url, response and response.status)
+        attack.wait_for_function("() => window.PWN && window.PWN.done", timeout=120_000)
+        return attack.evaluate("() => window.PWN.steps")
+    except Exception as exc:
+        page.screenshot(path=str(shots / "takeover.png"))
+        said = attack.evaluate("() => window.PWN ? window.PWN.steps : document.documentElement.outerHTML.slice(0, 500)") \
+            if attack is not None else None
+        raise AssertionError(f"the takeover page did not finish: {said}") from exc
+    finally:
+        context.close()
+
+
+def _request(session, method: str, url: str, *, data: bytes | None = None, headers: dict | None = None):
+    """``method url`` with a logged-in opener: status and body (errors included)."""
+    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    try:
+        with session.open(request, timeout=120) as response:
+            return response.status, response.read().decode(errors="replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode(errors="replace")
+
+
+def _xsrf_for(jar, host: str) -> str:
+    return next(cookie.value for cookie in jar if cookie.name.endswith("_xsrf") and cookie.domain == host)
+
+
+#: What a student's account must never read (paths relative to the course directory).
+COURSE_PRIVATE = ("solutions/a1_minimax/minimax.ipynb", ".grading-secret", "gradebook.db", "nbgrader_config.py")
+
+STUDENT_LOOKS = r"""
+import hashlib, json, os, sys
+from pathlib import Path
+import course
+wanted, tops, private = (json.loads(arg) for arg in sys.argv[1:4])
+package = Path(course.__file__).resolve().parent
+report = {"package": str(package), "solutions beside the package": (package.parent / "solutions").exists(),
+          "same content as solutions/": [], "readable": []}
+for top in tops:
+    for root, dirs, files in os.walk(top):
+        for name in files:
+            if not name.endswith(".ipynb"):
+                continue
+            try:
+                with open(os.path.join(root, name), "rb") as handle:
+                    if hashlib.sha256(handle.read()).hexdigest() in wanted:
+                        report["same content as solutions/"].append(os.path.join(root, name))
+            except OSError:
+                pass
+for path in private:
+    try:
+        with open(path, "rb") as handle:
+            handle.read(1)
+        report["readable"].append(path)
+    except OSError:
+        pass
+print(json.dumps(report))
+"""
+
+
+def _what_a_student_can_read(hub: Hub, student: str) -> dict:
+    """From ``student``'s account (what her server and kernels run as): where ``import course``
+    leads, any readable notebook anywhere in the class's environment, the shared configuration,
+    the exchange or her home with the content of a file of ``solutions/``, and which of the
+    instructor's private files she can open."""
+    import hashlib
+
+    wanted = sorted(hashlib.sha256(path.read_bytes()).hexdigest() for path in (REPO / "solutions").rglob("*")
+                    if path.is_file())
+    tops = [str(BIN.parent), str(hub.layout.config_dir), str(hub.layout.exchange), str(hub.home(student))]
+    course = hub.layout.course_dir
+    private = [str(course / name) for name in COURSE_PRIVATE] + [
+        str(hub.setup_args["checkout"] / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+        str(hub.home(hub.instructor) / ".local" / "share" / "course-grading")]
+    done = hub.run_as(student, str(BIN / "python"), "-c", STUDENT_LOOKS, json.dumps(wanted), json.dumps(tops),
+                      json.dumps(private), cwd=hub.home(student))
+    return json.loads(done.stdout)
+
+
+def _grader_grades_by_hand(hub: Hub, submission: int, secret: str) -> tuple[list, float, str]:
+    """The grader logs in and uses the graders' formgrader: refused everything but hand grading.
+
+    Returns the refusals that did not happen (should be empty), and the score and comment entered.
+    """
+    grader = hub.graders[0]
+    session, jar, status, landed = _form_login(hub, grader, hub.passwords[grader])
+    assert status == 200, (status, landed)
+    service = hub.service_url()
+    status, headers, body = hub.get(service + "/formgrader/manage_students", session)
+    assert status == 200 and "Manage Students" in body, (status, body[:300])
+    assert "script-src 'nonce-" in headers.get("content-security-policy", ""), headers
+    xsrf = _xsrf_for(jar, f"{COURSE_ID}--service.{DOMAIN}")
+    write = {"X-XSRFToken": xsrf, "Content-Type": "application/json"}
+    text = json.dumps({"type": "file", "format": "text", "content": "c.SandboxedGrade.sandbox = False"}).encode()
+    climb = "..%2F..%2F..%2F"
+    attempts = [
+        ("GET", "/api/contents/game-tree-search/nbgrader_config.py", None),
+        ("PUT", "/api/contents/game-tree-search/nbgrader_config.py", text),
+        ("GET", "/files/game-tree-search/nbgrader_config.py", None),
+        ("GET", "/api/contents/game-tree-search/solutions/a1_minimax", None),
+        ("GET", "/files/game-tree-search/solutions/a1_minimax/minimax.ipynb", None),
+        ("GET", "/files/game-tree-search/.grading-secret", None),
+        ("POST", "/api/terminals", b"{}"),
+        ("POST", "/api/kernels", b'{"name": "python3"}'),
+        ("GET", "/lab", None),
+        ("GET", "/formgrader?path=/tmp", None),
+        ("GET", f"/formgrader/submissions/{submission}/{climb}.grading-secret", None),
+        ("GET", f"/formgrader/submissions/{submission}/{climb}solutions%2Fa1_minimax%2Fminimax.ipynb", None),
+        ("POST", f"/formgrader/api/assignment/{ASSIGNMENT}/release", b""),
+        ("POST", f"/formgrader/api/assignment/{ASSIGNMENT}/collect", b""),
+        ("POST", f"/formgrader/api/submission/{ASSIGNMENT}/{hub.students[0]}/autograde", b""),
+        ("POST", f"/formgrader/api/assignment/{ASSIGNMENT}/generate_feedback", b""),
+        ("PUT", f"/formgrader/api/student/{hub.students[0]}", json.dumps({"first_name": "X"}).encode()),
+    ]
+    allowed = []
+    for method, path, data in attempts:
+        status, body = _request(session, method, service + path, data=data, headers=write)
+        leaked = secret in body or "BEGIN SOLUTION" in body or "SandboxedGrade" in body
+        if status not in (403, 404) or leaked:
+            allowed.append((method, path, status, body[:200]))
+    # what the grader may do: a score and a comment on the written answer
+    status, body = _request(session, "GET", service + f"/formgrader/api/grades?submission_id={submission}")
+    assert status == 200, (status, body[:300])
+    grade = next(g for g in json.loads(body) if g["name"] == "a1-answer")
+    status, body = _request(session, "PUT", service + f"/formgrader/api/grade/{grade['id']}",
+                            data=json.dumps({"manual_score": 1.5, "extra_credit": None}).encode(), headers=write)
+    assert status == 200, (status, body[:300])
+    status, body = _request(session, "GET", service + f"/formgrader/api/comments?submission_id={submission}")
+    comment = next(c for c in json.loads(body) if c["name"] == "a1-answer")
+    status, body = _request(session, "PUT", service + f"/formgrader/api/comment/{comment['id']}",
+                            data=json.dumps({"manual_comment": "Clear argument; cite the figure."}).encode(),
+                            headers=write)
+    assert status == 200, (status, body[:300])
+    # the gradebook lists the roster's names (not "None, None")
+    status, body = _request(session, "GET", service + "/formgrader/api/students")
+    named = {s["id"]: (s["first_name"], s["last_name"]) for s in json.loads(body)}
+    assert all(named.get(s, ("", ""))[0] == "Student" for s in hub.students), named
+    return allowed, 1.5, "Clear argument; cite the figure."
 
 
 def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
@@ -765,6 +1163,9 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
     outbound = exchange / COURSE_ID / "outbound" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     assert outbound.exists() and outbound.stat().st_uid == hub.home(instructor).stat().st_uid
     t["release"] = time.monotonic() - t0
+
+    # The hostile student's own server configuration: a page that needs no login (the takeover).
+    _plant_takeover(hub, hostile, hub.server_url(instructor) + "/")
 
     # Everyone logs in: their servers start, as themselves.
     for user in (instructor, wrong):
@@ -785,12 +1186,13 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
     with contextlib.suppress(OSError, ValueError):
         t["proxy RSS MiB"] = round(_rss_kib([int((hub.base / "hub" / "proxy.pid").read_text())]) / 1024, 1)
 
-    # The formgrader: the instructor's server may be framed by its own pages; students' may not,
-    # and they have no formgrader at all.
-    headers = hub.head(f"/user/{instructor}/formgrader")
+    # Nobody's server may be framed, the instructor's included (JupyterHub's default, kept); her
+    # formgrader is served behind the course's guard; students have no formgrader at all.
+    headers = hub.head(f"/user/{instructor}/formgrader/manage_assignments")
     policy = headers.get("content-security-policy", "")
-    assert "frame-ancestors 'self'" in policy, headers
+    assert "frame-ancestors 'none'" in policy, headers
     assert "script-src 'nonce-" in policy, headers      # the course's formgrader guard (issue 19)
+    assert "frame-ancestors 'none'" in hub.head(f"/user/{instructor}/lab").get("content-security-policy", "")
     headers = hub.head(f"/user/{solver}/lab")
     assert "frame-ancestors 'none'" in headers.get("content-security-policy", ""), headers
     status, _ = hub.api("/formgrader", base=f"/user/{solver}")
@@ -804,30 +1206,45 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
     assert status == 200 and urllib.parse.urlparse(landed).path == "/hub/home", (status, landed, hub.log_tail())
     _, _, status, landed = _form_login(hub, wrong, hub.passwords[solver])       # another's password
     assert status == 403 and "/hub/login" in landed, (status, landed)
-    with wrong_session.open(f"{hub.url}/user/{wrong}/lab", timeout=120) as response:
-        assert response.status == 200 and urllib.parse.urlparse(response.geturl()).path == f"/user/{wrong}/lab"
+    with wrong_session.open(hub.server_url(wrong) + "/lab", timeout=120) as response:   # her own subdomain
+        landed = urllib.parse.urlparse(response.geturl())
+        assert response.status == 200 and (landed.hostname, landed.path) == (f"{wrong}.{DOMAIN}", f"/user/{wrong}/lab")
     names = {cookie.name: cookie for cookie in jar}
     for name in ("jupyterhub-hub-login", "jupyterhub-session-id", f"jupyterhub-user-{wrong}"):
-        assert name in names and names[name].secure, (name, sorted(names))
-    xsrf = next(cookie.value for cookie in jar if cookie.name == "_xsrf" and cookie.path.startswith(f"/user/{wrong}"))
+        # domain-locked cookies (__Host-: Secure, no Domain, path /) on the host that set them
+        found = [cookie for cookie in jar if cookie.name in (name, "__Host-" + name)]
+        assert found and all(cookie.secure for cookie in found), (name, sorted(names))
+    assert all(cookie.secure for cookie in jar if cookie.name != "_xsrf"), \
+        [(cookie.name, cookie.domain, cookie.secure) for cookie in jar]
+    assert {cookie.domain for cookie in jar if "user" in cookie.name} == {f"{wrong}.{DOMAIN}"}, sorted(names)
+    xsrf = next(cookie.value for cookie in jar if cookie.name.endswith("_xsrf") and cookie.domain == f"{wrong}.{DOMAIN}")
     before = set(hub.server_pids(wrong))
-    request = urllib.request.Request(f"{hub.url}/user/{wrong}/api/kernels", data=b'{"name": "python3"}', method="POST",
+    request = urllib.request.Request(hub.server_url(wrong) + "/api/kernels", data=b'{"name": "python3"}', method="POST",
                                      headers={"Content-Type": "application/json", "X-XSRFToken": xsrf})
-    with wrong_session.open(request, timeout=120) as response:
-        kernel = json.loads(response.read())
-    socket_url = f"wss://127.0.0.1:{urllib.parse.urlparse(hub.url).port}/user/{wrong}/api/kernels/{kernel['id']}/channels"
-    printed = _run_async(_kernel_prints(socket_url, _cookie_header(jar), hub.url, hub.cafile,
+    try:
+        with wrong_session.open(request, timeout=120) as response:
+            kernel = json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        raise AssertionError(f"no kernel ({exc.code}): {exc.read()[:500]!r}\n{hub.log_tail(80)}") from None
+    own = hub.origin(f"{wrong}.{DOMAIN}")
+    socket_url = own.replace("https://", "wss://") + f"/user/{wrong}/api/kernels/{kernel['id']}/channels"
+    printed = _run_async(_kernel_prints(socket_url, _cookie_header(jar), own, hub.cafile,
                                          "import os, getpass; print(6 * 7, getpass.getuser())"))
     assert printed.split() == ["42", wrong], printed
+    # the kernel talks to her server over Unix sockets in her runtime folder, not TCP ports on 127.0.0.1
+    connection = hub.run_as(wrong, "sh", "-c", "cat ~/.jupyter-run/kernel-*.json").stdout
+    assert '"transport": "ipc"' in connection, connection
     t["https: log in, start a kernel, run a cell over its websocket"] = time.monotonic() - t0
     t["kernel RSS MiB"] = round(_rss_kib(sorted(set(hub.server_pids(wrong)) - before)) / 1024, 1)
     from tornado.httpclient import HTTPClientError
     from tornado.websocket import WebSocketError
 
-    with pytest.raises((HTTPClientError, WebSocketError)) as refused:   # cross-site websocket hijacking
-        _run_async(_kernel_prints(socket_url, _cookie_header(jar), "https://evil.example.org", hub.cafile, "1"))
-    assert "403" in str(refused.value), refused.value
-    request = urllib.request.Request(f"{hub.url}/user/{wrong}/api/kernels/{kernel['id']}", method="DELETE",
+    # cross-site websocket hijacking: from another site, and from another student's subdomain
+    for origin in ("https://evil.example.org", hub.origin(f"{solver}.{DOMAIN}")):
+        with pytest.raises((HTTPClientError, WebSocketError)) as refused:
+            _run_async(_kernel_prints(socket_url, _cookie_header(jar), origin, hub.cafile, "1"))
+        assert "403" in str(refused.value), (origin, refused.value)
+    request = urllib.request.Request(hub.server_url(wrong) + f"/api/kernels/{kernel['id']}", method="DELETE",
                                      headers={"X-XSRFToken": xsrf})
     with wrong_session.open(request, timeout=60) as response:
         assert response.status == 204
@@ -870,7 +1287,7 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
     targets = [str(exchange), str(exchange / COURSE_ID / "inbound"), str(hub.home(instructor)),
                str(course), str(hub.home(solver)), str(hub.base / "home"), "/srv/nbgrader"]
     _put(hub, hostile, None, hub.home(hostile) / ASSIGNMENT / f"{NOTEBOOK}.ipynb",
-         nb=_hostile(solution, targets, str(course / "gradebook.db")))
+         nb=_hostile(solution, targets, str(course / "gradebook.db"), link=f"/user/{hostile}/pwn"))
     hub.run_as(hostile, "nbgrader", "submit", ASSIGNMENT)
     t["students fetch and submit"] = time.monotonic() - t0
 
@@ -892,16 +1309,43 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
                "--assignment", ASSIGNMENT, cwd=course)
     hub.run_as(instructor, "nbgrader", "release_feedback", ASSIGNMENT, cwd=course)
 
-    # The instructor's formgrader shows the course, inside JupyterLab (the iframe loads).
+    # The instructor's formgrader: JupyterLab's Formgrader panel offers it in a tab of its own.
     t1 = time.monotonic()
     text, no_browser = _in_browser(_formgrader_in_browser, hub, tmp_path)
     if not no_browser:
         assert ASSIGNMENT in text
-        t["browser: formgrader in the instructor's JupyterLab"] = time.monotonic() - t1
+        t["browser: formgrader in its own tab"] = time.monotonic() - t1
 
-    # What the instructor's gradebook says.
+    # The link in the hostile answer leaves the formgrader only through the warning page.
     from nbgrader.api import Gradebook
 
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
+        ids = {s: gb.find_submission_notebook(NOTEBOOK, ASSIGNMENT, s).id for s in hub.students}
+    status, _, page = hub.get(hub.server_url(instructor) + f"/formgrader/submissions/{ids[hostile]}/")
+    assert status == 200 and "in my notes" in page, status
+    assert f'href="/user/{hostile}/pwn"' not in page and "/formgrader/course-leave?to=/user/" in page, \
+        re.findall(r'href="[^"]*pwn[^"]*"', page)
+    status, _, warning = hub.get(hub.server_url(instructor) + f"/formgrader/course-leave?to=/user/{hostile}/pwn")
+    assert status == 200 and "leads into this server or hub" in warning, warning[:500]
+
+    # The takeover: the instructor opens the page the hostile student's server serves (past the
+    # warning: she trusts her student).  On her own subdomain, the page cannot reach the
+    # instructor's: no frame, no popup it can read, no XSRF token, no file written, no command.
+    steps, no_browser = _in_browser(_takeover_in_browser, hub, hostile, hub.server_url(hostile) + "/pwn", tmp_path)
+    if not no_browser:
+        print(f"\n[hub] the student's page tried: {steps}")
+        wrote = hub.home(instructor) / "pwned-by-student.txt"
+        ran = hub.home(instructor) / "terminal-pwned.txt"
+        assert not wrote.exists() and not ran.exists(), f"the student acted as the instructor: {steps}"
+        assert "read _xsrf" not in steps and not any(step.startswith("solutions 200") for step in steps), steps
+
+    # Students never receive the instructor's files: `import course` is the wheel's package, no
+    # readable copy of a solutions/ file anywhere, and not the course's secret, gradebook, config.
+    looked = _what_a_student_can_read(hub, hostile)
+    assert str(BIN.parent) in looked["package"] and not looked["solutions beside the package"], looked
+    assert looked["same content as solutions/"] == [] and looked["readable"] == [], looked
+
+    # What the instructor's gradebook says.
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
         scores = {s: gb.find_submission(ASSIGNMENT, s).score for s in hub.students}
         manual = [g.manual_score for s in hub.students for nb in gb.find_submission(ASSIGNMENT, s).notebooks
@@ -937,6 +1381,29 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
         assert hub.run_as(student, "ls", str(other), check=False).returncode != 0
     assert total is not None and total > auto_max   # the written answer is graded by hand
 
+    # A teaching assistant grades by hand in the graders' formgrader: a score and a comment on the
+    # solver's written answer reach the gradebook; the configuration, the solutions, the secret,
+    # files, kernels, terminals and the instructor's buttons are refused.  Her own account cannot
+    # read the course nor approve its configuration; a student cannot open the graders' formgrader.
+    t0 = time.monotonic()
+    secret = (course / ".grading-secret").read_text().strip()
+    allowed, score, comment = _grader_grades_by_hand(hub, ids[solver], secret)
+    assert allowed == [], f"the grader was allowed: {allowed}"
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
+        notebook = gb.find_submission_notebook(NOTEBOOK, ASSIGNMENT, solver)
+        entered = ({g.name: g.manual_score for g in notebook.grades}["a1-answer"],
+                   {c.name: c.manual_comment for c in notebook.comments}["a1-answer"])
+    assert entered == (score, comment), entered
+    grader = hub.graders[0]
+    approve = hub.run_as(grader, str(BIN / "python"), "-m", "course.grading", "--root", str(course),
+                         "approve-config", check=False)
+    assert approve.returncode != 0 and "ermission denied" in approve.stdout + approve.stderr, approve
+    assert hub.run_as(grader, "ls", str(course), check=False).returncode != 0
+    student_session, _, _, _ = _form_login(hub, solver, hub.passwords[solver])
+    status, _, body = hub.get(hub.service_url() + "/formgrader/manage_students", student_session)
+    assert status == 403 or "Manage Students" not in body, status
+    t["grader: hand grade, comment, 17 refusals"] = time.monotonic() - t0
+
     # Mid-term: a student joins and one leaves.  The instructor edits the roster; root runs setup
     # again (the newcomer's account, the hub's copy of the roster) and restarts the hub.
     with wrong_session.open(f"{hub.url}/hub/home", timeout=60) as response:   # still logged in
@@ -948,12 +1415,8 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
     roster.write_text("\n".join(rows + [f"{newcomer},New,Student,"]) + "\n", encoding="utf-8")
     t0 = time.monotonic()
     args = hub.setup_args
-    done = subprocess.run([str(BIN / "python"), "-m", "course.hub", "setup", "--instructor", instructor,
-                           "--roster", str(roster), "--home-base", str(args["home_base"]),
-                           "--passwords", str(args["passwords"]), "--public-url", args["public_url"],
-                           "--exchange", str(args["exchange"]), "--config-dir", str(args["config_dir"])],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0 and f"accounts created ({newcomer})" in done.stdout, done.stdout + done.stderr
+    done = _setup(instructor, roster, args)          # no --source: the course directory exists
+    assert f"accounts created ({newcomer})" in done.stdout, done.stdout + done.stderr
     with Path(args["passwords"]).open(encoding="utf-8") as handle:
         hub.passwords.update({row["id"]: row["password"] for row in csv.DictReader(handle)})
     hub.restart()
@@ -963,6 +1426,8 @@ def test_a_class_on_jupyterhub(hub: Hub, tmp_path: Path):
     assert newcomer in names and wrong not in names and solver in names, names
     _, _, status, landed = _form_login(hub, newcomer, hub.passwords[newcomer])
     assert status == 200 and urllib.parse.urlparse(landed).path == "/hub/home", (status, landed)
+    _, _, status, landed = _form_login(hub, grader, hub.passwords[grader])     # the grader stays
+    assert status == 200, (status, landed)
     _, _, status, landed = _form_login(hub, wrong, hub.passwords[wrong])     # the right password, off the roster
     assert status == 403 and "/hub/login" in landed, (status, landed)
     with wrong_session.open(f"{hub.url}/hub/home", timeout=60) as response:   # their old session ended
@@ -1012,7 +1477,12 @@ def test_the_roster_decides_who_may_log_in(tmp_path, monkeypatch):
     assert config.Authenticator.allowed_users == {"zzinstructor", "zzada", "zzgrace", "zzalan"}
     assert config.JupyterHub.bind_url == "http://127.0.0.1:8000"
     assert config.JupyterHub.public_url == "https://hub.example.org/"
-    assert [s["name"] for s in config.JupyterHub.services] == ["idle-culler"]
+    assert [s["name"] for s in config.JupyterHub.services] == ["idle-culler", "game-tree-search"]
+    graders = next(s for s in config.JupyterHub.services if s["name"] == "game-tree-search")
+    assert graders["user"] == "zzinstructor" and graders["url"].startswith("http://127.0.0.1:")
+    # one subdomain per user by default, with domain-locked cookies
+    assert config.JupyterHub.subdomain_host == "https://hub.example.org"
+    assert config.JupyterHub.cookie_host_prefix_enabled is True
     assert "--timeout=3600" in config.JupyterHub.services[0]["command"]
 
     # zzalan leaves: the roster changes, setup writes the hub's copy, the hub restarts.
@@ -1020,7 +1490,7 @@ def test_the_roster_decides_who_may_log_in(tmp_path, monkeypatch):
     from course.hub.classlist import write_hub_settings
 
     roster.write_text("id\nzzada\nzzgrace\n", encoding="utf-8")
-    write_hub_settings(tmp_path / "etc", "zzinstructor", read_roster(roster))
+    write_hub_settings(tmp_path / "etc", "zzinstructor", read_roster(roster), public_url="https://hub.example.org/")
     config = _hub_config(monkeypatch, tmp_path / "etc")
     alan = SimpleNamespace(name="zzalan")           # still in the hub's database
     auth = Authenticator(config=config)
@@ -1156,4 +1626,46 @@ def test_setup_refuses_a_roster_before_writing_anything(tmp_path, text, why):
     with pytest.raises(HubRosterError, match=why):
         setup_class("root", roster=tmp_path / "roster.csv", config_dir=tmp_path / "etc",
                     exchange=tmp_path / "exchange", course_dir=tmp_path / "course")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["roster.csv"]
+
+
+@unix_only
+def test_students_could_read_the_solutions_beside_an_editable_course(tmp_path):
+    """An editable install from a checkout every account can read puts ``solutions/`` beside the
+    ``course`` package each student imports; a private checkout (or a wheel) does not."""
+    from course.hub import readable_solutions
+
+    top = Path(tempfile.mkdtemp(prefix="course-checkout-", dir="/tmp"))
+    try:
+        os.chmod(top, 0o755)
+        (top / "course").mkdir()
+        (top / "solutions").mkdir(mode=0o755)
+        assert readable_solutions(top / "course") == top / "solutions"
+        os.chmod(top, 0o700)                    # the checkout kept private
+        assert readable_solutions(top / "course") is None
+        os.chmod(top, 0o755)
+        (top / "solutions").rmdir()             # a wheel: nothing beside the package
+        assert readable_solutions(top / "course") is None
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+@unix_only
+def test_setup_refuses_to_serve_readable_solutions_and_needs_a_source(tmp_path, monkeypatch):
+    """Nothing is written when the hub's course has readable solutions beside it, or when the course
+    directory must be made and there is no checkout to make it from."""
+    import course.hub as hub_setup
+
+    (tmp_path / "roster.csv").write_text("id\nzzada\n", encoding="utf-8")
+    args = dict(roster=tmp_path / "roster.csv", config_dir=tmp_path / "etc", exchange=tmp_path / "exchange",
+                course_dir=tmp_path / "course", public_url="https://hub.example.org/")
+    monkeypatch.setattr(hub_setup, "readable_solutions", lambda: Path("/opt/course/solutions"))
+    with pytest.raises(hub_setup.HubSetupError, match="every account can read /opt/course/solutions"):
+        hub_setup.setup_class("root", **args)
+    monkeypatch.setattr(hub_setup, "readable_solutions", lambda: None)
+    monkeypatch.setattr(hub_setup, "HERE", tmp_path / "site-packages" / "course" / "hub")   # a wheel install
+    with pytest.raises(hub_setup.HubSetupError, match="pass --source"):
+        hub_setup.setup_class("root", **args)
+    with pytest.raises(hub_setup.HubSetupError, match="needs the hub's address"):
+        hub_setup.setup_class("root", **{**args, "public_url": ""})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["roster.csv"]

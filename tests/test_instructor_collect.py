@@ -49,7 +49,7 @@ def test_lms_names_map_one_student_to_one_folder(course, tmp_path):
     ])
     out = tmp_path / "submitted"
     lines = []
-    done = collect_zip(archive, out, root=course, log=lines.append)
+    done = collect_zip(archive, out, root=course, timezone="UTC", log=lines.append)
     collected = [c[:3] for c in done.collected]
     assert sorted(collected) == [
         ("Alan_Turing", "a5_ordering", "ordering.ipynb"),
@@ -78,7 +78,7 @@ def test_two_submissions_in_one_zip_keep_the_newer_and_say_so(course, tmp_path):
     ])
     out = tmp_path / "submitted"
     lines = []
-    done = collect_zip(archive, out, root=course, log=lines.append)
+    done = collect_zip(archive, out, root=course, timezone="UTC", log=lines.append)
     assert [c[:3] for c in done.collected] == [("lovelaceada", "a1_minimax", "minimax.ipynb")]
     body = json.loads((out / "lovelaceada" / "a1_minimax" / "minimax.ipynb").read_text())
     assert body["metadata"]["tag"] == "second"
@@ -92,25 +92,25 @@ def test_two_submissions_in_one_zip_keep_the_newer_and_say_so(course, tmp_path):
 def test_an_existing_submission_is_replaced_only_by_a_newer_one_and_never_silently(course, tmp_path):
     out = tmp_path / "submitted"
     first = _zip(tmp_path / "first.zip", [("ada/a1_minimax/minimax.ipynb", APRIL, _nb("april"))])
-    collect_zip(first, out, root=course)
+    collect_zip(first, out, root=course, timezone="UTC")
     # an older zip does not overwrite the newer submission already collected
     older = _zip(tmp_path / "older.zip", [("ada/a1_minimax/minimax.ipynb", MARCH, _nb("march"))])
     lines = []
-    done = collect_zip(older, out, root=course, log=lines.append)
+    done = collect_zip(older, out, root=course, timezone="UTC", log=lines.append)
     assert done.collected == [] and len(done.notes) == 2           # older; and: no roster
     assert json.loads((out / "ada" / "a1_minimax" / "minimax.ipynb").read_text())["metadata"]["tag"] == "april"
     assert len(lines) == 1 and "kept the newer submission already in" in lines[0]
     # a newer one replaces it, and says so
     newer = _zip(tmp_path / "newer.zip", [("ada/a1_minimax/minimax.ipynb", (2024, 5, 1, 8, 0, 0), _nb("may"))])
     lines = []
-    done = collect_zip(newer, out, root=course, log=lines.append)
+    done = collect_zip(newer, out, root=course, timezone="UTC", log=lines.append)
     assert [c[:3] for c in done.collected] == [("ada", "a1_minimax", "minimax.ipynb")]
     assert json.loads((out / "ada" / "a1_minimax" / "minimax.ipynb").read_text())["metadata"]["tag"] == "may"
     assert len(lines) == 1 and "replaced the submission already collected (2024-04-02 10:00:00)" in lines[0]
     assert (out / "ada" / "a1_minimax" / "timestamp.txt").read_text().strip() == "2024-05-01 08:00:00"
     # the same zip again: identical files, nothing to say
     lines = []
-    collect_zip(newer, out, root=course, log=lines.append)
+    collect_zip(newer, out, root=course, timezone="UTC", log=lines.append)
     assert lines == []
 
 
@@ -121,7 +121,7 @@ def test_the_command_prints_the_warnings(course, tmp_path, capsys):
         ("lovelaceada_1234_9999_minimax.ipynb", APRIL, _nb("second")),
         ("lovelaceada_1234_5678_minimax.ipynb", MARCH, _nb("first")),
     ])
-    assert main(["--root", str(course), "collect-zip", str(archive),
+    assert main(["--root", str(course), "collect-zip", str(archive), "--timezone", "UTC",
                  "--submissions", str(tmp_path / "out")]) == 1
     captured = capsys.readouterr()
     assert "WARNING: lovelaceada/a1_minimax/minimax.ipynb: two files in the zip" in captured.out

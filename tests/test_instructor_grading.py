@@ -113,13 +113,29 @@ def test_summary_separates_not_attempted_from_crashed_and_centres_the_bars(grade
     assert "not attempted (the untouched release, 0 points): 1 (untouched)" in text
     assert "crashed (could not be graded, 0 points): 1 (invalid-json)" in text
     assert "still to grade by hand: 3 submissions" in text
-    (fig,) = figures
+    fig, questions = figures                   # the scores, then a histogram per question
     bars = [p for p in fig.axes[0].patches if p.get_height() > 0]
     centres = {round(p.get_x() + p.get_width() / 2, 6) for p in bars}
     assert centres and all(c == int(c) for c in centres), centres
     assert 9.0 in centres and 0.0 in centres
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert legend == ["attempted (2)", "not attempted (1)", "crashed (1)"]
+    # per question: every graded cell, tests and written answers, in the notebook's order
+    cells = [c for c in nbformat.read(SOLUTIONS / A1 / NB, as_version=4).cells
+             if c.metadata.get("nbgrader", {}).get("points")]
+    assert [q.grade_id for q in a1.questions] == [c.metadata["nbgrader"]["grade_id"] for c in cells]
+    assert len([ax for ax in questions.axes if ax.get_visible()]) == len(cells)
+    written = [q for q in a1.questions if q.by_hand]
+    assert written and all(q.pending for q in written)     # nobody graded by hand yet
+    for q in a1.questions:
+        if not q.by_hand:
+            assert len(q.scores) + q.pending == 4 and sum(n for _, n in q.failures) == q.failed
+            assert ("not attempted", 1) in q.failures            # the untouched release
+            assert q.full_credit >= 1                            # the perfect submission
+    assert "per question" in text and "full credit" in text
+    page = (root / "summary" / "summary.html").read_text(encoding="utf-8")
+    assert "default-src 'none'" in page and "<script" not in page
+    assert page.count('<img alt="') == 2
 
 
 def test_grades_warn_while_hand_grades_are_pending(graded, tmp_path):

@@ -28,7 +28,8 @@ from test_grading_support import ROOT
 pytestmark = pytest.mark.nbgrader
 
 VENV = Path(sys.prefix)
-ASSIGNMENTS = ["a1_minimax", "a2_alphabeta", "a3_chance", "a4_bounded", "a5_ordering"]
+ASSIGNMENTS = ["a1_minimax", "a2_alphabeta", "a3_chance", "a4_bounded", "a5_ordering",
+               "a6_selective"]
 
 
 def _free_port() -> int:
@@ -161,6 +162,24 @@ def test_a_half_made_gradebook_is_completed_before_the_lab_starts(tmp_path):
     assert (course / "nbgrader_exchange").is_dir()
 
 
+def test_the_lab_start_note_about_grading_says_it_is_for_the_instructor(tmp_path):
+    """`make lab` runs `prepare` for students too (issue 30): the approval note must not read
+    like a problem a student has to fix; without solutions/ (the students' bundle) it is not
+    printed at all."""
+    course = fresh_clone(tmp_path / "clone")
+    env = clean_env(tmp_path / "home")
+    command = [sys.executable, "-m", "course.grading", "--root", str(course), "prepare"]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    notes = [line for line in result.stdout.splitlines() if "approve" in line]
+    assert notes and all(line.startswith("For the instructor only (students: nothing to do")
+                         for line in notes), result.stdout
+    assert not any(line.startswith("NOTE:") for line in result.stdout.splitlines())
+    shutil.rmtree(course / "solutions")
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "approve" not in result.stdout, result.stdout
+
+
 def test_make_collect_zip_without_a_zip_says_how(tmp_path):
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
@@ -169,3 +188,62 @@ def test_make_collect_zip_without_a_zip_says_how(tmp_path):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert "usage: make collect-zip ZIP=submissions.zip" in result.stdout + result.stderr
+
+
+def test_the_students_copy_starts_with_make_lab_and_shows_no_solutions(tmp_path):
+    """What the README's student quick start gives: the students' copy (``make student-bundle``),
+    unpacked, started with ``make lab``.  JupyterLab serves the lessons and the exercises, and no
+    file of ``solutions/`` is anywhere in the copy."""
+    import zipfile
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    if not (VENV / ".installed").exists():
+        pytest.skip("run the tests with the course's .venv (make install-test)")
+    course = fresh_clone(tmp_path / "instructor")
+    bundle = tmp_path / "students.zip"
+    env = clean_env(tmp_path / "instructor-home")
+    env["COURSE_EXCHANGE"] = str(tmp_path / "exchange")
+    done = subprocess.run(make_command(course, "student-bundle", f"BUNDLE={bundle}"), env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with zipfile.ZipFile(bundle) as archive:
+        archive.extractall(tmp_path / "student")
+    copy = tmp_path / "student" / "game-tree-search"
+    solution_names = {p.name for p in (ROOT / "solutions").rglob("*.ipynb")}
+    assert not (copy / "solutions").exists()
+    assert not [p for p in copy.rglob("*") if "solutions" in p.parts]
+    port, token = _free_port(), os.urandom(16).hex()
+    args = (f"--no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port={port} --ServerApp.port_retries=0 "
+            f"--IdentityProvider.token={token} --LabApp.news_url=")
+    log_path = tmp_path / "student-lab.log"
+    student_env = clean_env(tmp_path / "student-home")
+    student_env["COURSE_EXCHANGE"] = str(tmp_path / "exchange")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(make_command(copy, "lab", f"LAB_ARGS={args}"), env=student_env, stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 150
+        while True:
+            assert proc.poll() is None, f"make lab exited:\n{log_path.read_text(errors='replace')}"
+            try:
+                urllib.request.urlopen(base + "api/status?token=" + token, timeout=2).read()
+                break
+            except (urllib.error.URLError, OSError):
+                pass
+            assert time.monotonic() < deadline, f"no server:\n{log_path.read_text(errors='replace')}"
+            time.sleep(0.3)
+        status, listing = _get(base, "api/contents", token)
+        assert status == 200
+        names = {item["name"] for item in listing["content"]}
+        assert {"lessons", "exercises"} <= names and "solutions" not in names, names
+        status, listing = _get(base, "api/contents/exercises/a1_minimax", token)
+        assert status == 200 and {i["name"] for i in listing["content"]} & solution_names   # the release
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(20)
+        except (OSError, subprocess.TimeoutExpired):
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)

@@ -62,7 +62,7 @@ def test_a_folder_inside_a_moodle_folder_cannot_name_another_student(course, tmp
         ("Mallory Jones_77_assignsubmission_file_/grace/a1_minimax/minimax.ipynb", LATER, _nb("mallory")),
     ])
     out = tmp_path / "submitted"
-    done = collect_zip(archive, out, root=course, assignment="a1_minimax")
+    done = collect_zip(archive, out, root=course, timezone="UTC", assignment="a1_minimax")
     assert _tag(out / "grace" / "a1_minimax" / "minimax.ipynb") == "grace"
     assert _tag(out / "mallory" / "a1_minimax" / "minimax.ipynb") == "mallory"
     assert sorted(c[0] for c in done.collected) == ["grace", "mallory"]
@@ -77,7 +77,7 @@ def test_a_crafted_file_name_cannot_take_a_blackboard_identity(course, tmp_path)
          LATER, _nb("mallory")),
     ])
     out = tmp_path / "submitted"
-    done = collect_zip(archive, out, root=course, assignment="a1_minimax")
+    done = collect_zip(archive, out, root=course, timezone="UTC", assignment="a1_minimax")
     assert _tag(out / "knuthd" / "a1_minimax" / "minimax.ipynb") == "knuth"
     assert _tag(out / "mallory" / "a1_minimax" / "minimax.ipynb") == "mallory"
     assert [e for e, _ in done.recognised] == [done.collected[1][3]]   # renamed: listed for review
@@ -91,16 +91,16 @@ def test_a_crafted_file_name_cannot_take_a_blackboard_identity(course, tmp_path)
 def test_no_name_a_student_chooses_replaces_another_students_work(course, tmp_path, crafted):
     out = tmp_path / "submitted"
     collect_zip(_zip(tmp_path / "first.zip", [("lovelaceada_1234_5678_minimax.ipynb", MARCH, _nb("ada"))]),
-                out, root=course, assignment="a1_minimax")
+                out, root=course, assignment="a1_minimax", timezone="UTC")
     done = collect_zip(_zip(tmp_path / "second.zip", [(crafted, LATER, _nb("mallory"))]), out, root=course,
-                       assignment="a1_minimax")
+                       assignment="a1_minimax", timezone="UTC")
     assert _tag(out / "ada" / "a1_minimax" / "minimax.ipynb") == "ada"
     assert [c[0] for c in done.collected] == ["mallory"]
 
 
 def test_a_canvas_user_id_and_login_that_disagree_are_ambiguous(course, tmp_path):
     archive = _zip(tmp_path / "c.zip", [("lovelaceada_4321_5678_minimax.ipynb", MARCH, _nb("?"))])
-    done = collect_zip(archive, tmp_path / "out", root=course, assignment="a1_minimax")
+    done = collect_zip(archive, tmp_path / "out", root=course, timezone="UTC", assignment="a1_minimax")
     assert done.collected == [] and "can be ada, grace" in done.ambiguous[0][1]
 
 
@@ -108,17 +108,17 @@ def test_two_assignments_sharing_a_notebook_name_need_the_assignment(course, tmp
     shutil.copytree(course / "solutions" / "a1_minimax", course / "solutions" / "a6_minimax_exam")
     archive = _zip(tmp_path / "exam.zip", [("lovelaceada_1234_5678_minimax.ipynb", MARCH, _nb("exam"))])
     out = tmp_path / "submitted"
-    done = collect_zip(archive, out, root=course)
+    done = collect_zip(archive, out, root=course, timezone="UTC")
     assert done.collected == [] and not done.ok
     assert "a notebook of a1_minimax and a6_minimax_exam: name one with --assignment" in done.ambiguous[0][1]
-    done = collect_zip(archive, out, root=course, assignment="a6_minimax_exam")
+    done = collect_zip(archive, out, root=course, timezone="UTC", assignment="a6_minimax_exam")
     assert [c[:2] for c in done.collected] == [("ada", "a6_minimax_exam")]
     assert not (out / "ada" / "a1_minimax").exists()
 
 
 def test_a_notebook_of_another_assignment_is_refused_with_the_reason(course, tmp_path):
     archive = _zip(tmp_path / "a1.zip", [("lovelaceada_1234_5678_alphabeta.ipynb", MARCH, _nb("x"))])
-    done = collect_zip(archive, tmp_path / "out", root=course, assignment="a1_minimax")
+    done = collect_zip(archive, tmp_path / "out", root=course, timezone="UTC", assignment="a1_minimax")
     assert done.refused == [("lovelaceada_1234_5678_alphabeta.ipynb", "a notebook of a2_alphabeta, not of a1_minimax")]
 
 
@@ -134,7 +134,7 @@ def test_renamed_files_are_recognised_and_the_rest_is_listed(course, tmp_path):
         ("hopperg_4321_8888_Minimax (2).ipynb", MARCH, _nb("grace two")),
     ])
     out = tmp_path / "submitted"
-    done = collect_zip(archive, out, root=course, assignment="a1_minimax")
+    done = collect_zip(archive, out, root=course, timezone="UTC", assignment="a1_minimax")
     assert sorted(c[0] for c in done.collected) == ["ada", "alan", "knuthd"]
     assert done.recognised == [("A1_knuthd_attempt_2024-03-01-09-30-00_Minimax_RenamedByStudent.ipynb",
                                 "minimax.ipynb")]
@@ -157,7 +157,7 @@ def test_a_file_named_exactly_wins_over_a_renamed_one(course, tmp_path):
         ("Alan Turing_5_assignsubmission_file_/old minimax answers.ipynb", LATER, _nb("renamed")),
     ])
     out = tmp_path / "submitted"
-    done = collect_zip(archive, out, root=course, assignment="a1_minimax")
+    done = collect_zip(archive, out, root=course, timezone="UTC", assignment="a1_minimax")
     assert _tag(out / "alan" / "a1_minimax" / "minimax.ipynb") == "exact"
     assert [e for e, _ in done.refused] == ["Alan Turing_5_assignsubmission_file_/old minimax answers.ipynb"]
 
@@ -169,7 +169,7 @@ def test_the_command_exits_non_zero_and_names_every_problem(course, tmp_path, ca
         ("lovelaceada_1234_5678_minimax.ipynb", MARCH, _nb("ada")),
         ("someone_9999_1_minimax.ipynb", MARCH, _nb("stranger")),
     ])
-    status = main(["--root", str(course), "collect-zip", str(archive), "--assignment", "a1_minimax",
+    status = main(["--root", str(course), "collect-zip", str(archive), "--timezone", "UTC", "--assignment", "a1_minimax",
                    "--submissions", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert status == 1
@@ -179,7 +179,7 @@ def test_the_command_exits_non_zero_and_names_every_problem(course, tmp_path, ca
                                         (("lovelaceada", 1234), ("hopperg", 4321), ("turinga", 5555),
                                          ("jonesm", 6666))] + [
         ("A1_knuthd_attempt_2024-03-01-09-30-00_minimax.ipynb", MARCH, _nb("knuth"))])
-    assert main(["--root", str(course), "collect-zip", str(full), "--assignment", "a1_minimax",
+    assert main(["--root", str(course), "collect-zip", str(full), "--timezone", "UTC", "--assignment", "a1_minimax",
                  "--submissions", str(tmp_path / "out2")]) == 0
 
 
@@ -194,7 +194,7 @@ def test_entry_names_never_become_paths(course, tmp_path):
         ("ada/../grace/a1_minimax/minimax.ipynb", MARCH, _nb("dotdot")),
     ])
     out = tmp_path / "sub" / "submitted"
-    done = collect_zip(archive, out, root=course, assignment="a1_minimax")
+    done = collect_zip(archive, out, root=course, timezone="UTC", assignment="a1_minimax")
     assert done.collected == [] and len(done.refused) == 5
     assert not (tmp_path / "evil").exists() and not (tmp_path / "sub" / "evil").exists()
     assert not out.exists() or not any(out.iterdir())
@@ -205,7 +205,7 @@ def test_a_zip_bomb_stops_at_the_size_limit(course, tmp_path, monkeypatch):
     path = tmp_path / "bomb.zip"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("lovelaceada_1234_5678_minimax.ipynb", b"0" * (5 * 2 ** 20))
-    done = collect_zip(path, tmp_path / "out", root=course, assignment="a1_minimax")
+    done = collect_zip(path, tmp_path / "out", root=course, timezone="UTC", assignment="a1_minimax")
     assert done.collected == [] and "larger than 1 MiB unpacked" in done.refused[0][1]
     # a header that lies about the size is caught while reading
     raw = bytearray(path.read_bytes())
@@ -213,7 +213,7 @@ def test_a_zip_bomb_stops_at_the_size_limit(course, tmp_path, monkeypatch):
     raw[central + 24:central + 28] = (100).to_bytes(4, "little")      # uncompressed size in the directory
     lying = tmp_path / "lying.zip"
     lying.write_bytes(bytes(raw))
-    done = collect_zip(lying, tmp_path / "out", root=course, assignment="a1_minimax")
+    done = collect_zip(lying, tmp_path / "out", root=course, timezone="UTC", assignment="a1_minimax")
     assert done.collected == [] and "cannot be unpacked" in done.refused[0][1]
     assert not (tmp_path / "out" / "ada" / "a1_minimax" / "minimax.ipynb").exists()
 
@@ -222,7 +222,7 @@ def test_absurd_zips_are_refused_whole(course, tmp_path, monkeypatch):
     monkeypatch.setattr(lms_zip, "MAX_ENTRIES", 5)
     archive = _zip(tmp_path / "many.zip", [(f"s{i}_minimax.ipynb", MARCH, b"{}") for i in range(6)])
     with pytest.raises(WorkflowError, match="6 entries"):
-        collect_zip(archive, tmp_path / "out", root=course)
+        collect_zip(archive, tmp_path / "out", root=course, timezone="UTC")
 
 
 def test_duplicate_names_links_and_future_dates_are_refused(course, tmp_path):
@@ -236,7 +236,7 @@ def test_duplicate_names_links_and_future_dates_are_refused(course, tmp_path):
         link.external_attr = (stat.S_IFLNK | 0o777) << 16
         zf.writestr(link, "/home/instructor/course/solutions/a1_minimax/minimax.ipynb")
         zf.writestr(zipfile.ZipInfo("turinga_5555_1_minimax.ipynb", future), _nb("future"))
-    done = collect_zip(path, tmp_path / "out", root=course, assignment="a1_minimax")
+    done = collect_zip(path, tmp_path / "out", root=course, timezone="UTC", assignment="a1_minimax")
     assert done.collected == []
     assert [why for _, why in done.ambiguous] == ["the zip holds 2 entries with this name: they cannot be "
                                                   "told apart"] * 2
@@ -251,7 +251,7 @@ def test_names_equal_but_for_case_are_one_student_and_one_notebook(course, tmp_p
         ("lovelaceada_1234_2_minimax.ipynb", LATER, _nb("lower")),
     ])
     out = tmp_path / "out"
-    done = collect_zip(archive, out, root=course, assignment="a1_minimax")
+    done = collect_zip(archive, out, root=course, timezone="UTC", assignment="a1_minimax")
     assert [p.name for p in out.iterdir()] == ["ada"]
     assert [p.name for p in (out / "ada" / "a1_minimax").iterdir() if p.suffix == ".ipynb"] == ["minimax.ipynb"]
     assert _tag(out / "ada" / "a1_minimax" / "minimax.ipynb") == "lower"
@@ -265,7 +265,7 @@ def test_without_a_roster_names_must_still_be_valid_ids(tmp_path):
         ("=cmd()_minimax.ipynb", MARCH, _nb("formula")),
         ("ada_minimax.ipynb", MARCH, _nb("ada")),
     ])
-    done = collect_zip(archive, tmp_path / "out", root=course)
+    done = collect_zip(archive, tmp_path / "out", root=course, timezone="UTC")
     assert [c[0] for c in done.collected] == ["ada"]
     assert all("is not a valid student id" in why for _, why in done.refused) and len(done.refused) == 2
     assert any("no roster" in note for note in done.notes)
@@ -277,6 +277,6 @@ def test_a_submissions_folder_planted_as_a_link_is_not_followed(course, tmp_path
     (tmp_path / "elsewhere").mkdir()
     (out / "ada").symlink_to(tmp_path / "elsewhere")
     archive = _zip(tmp_path / "a.zip", [("lovelaceada_1234_5678_minimax.ipynb", MARCH, _nb("ada"))])
-    done = collect_zip(archive, out, root=course, assignment="a1_minimax")
+    done = collect_zip(archive, out, root=course, timezone="UTC", assignment="a1_minimax")
     assert done.collected == [] and "symbolic link" in done.refused[0][1]
     assert not any((tmp_path / "elsewhere").iterdir())

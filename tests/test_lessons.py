@@ -497,3 +497,82 @@ def test_lesson_5_outputs_use_plain_words():
     for jargon in ("quantile xi", "-/", "/-"):
         assert jargon not in text, f"lesson 5 prints {jargon!r}"
     assert "inner nodes expanded: 32 of 32" in text and "leaves evaluated:     43 of 52" in text
+
+
+# -- the topics of issue 31, item 4: computed in the lessons, checked against what they print ------
+
+def _table(nb: nbformat.NotebookNode, cell_id: str) -> list[list[str]]:
+    return [_columns(line) for line in _output(nb, cell_id).splitlines()[1:] if line.strip()]
+
+
+@pytest.mark.notebooks
+def test_lesson_2_computes_the_strict_rule_and_the_transposition_table():
+    nb, _ = _executed(LESSONS / "02_alpha_beta.ipynb")
+    tied = _output(nb, "02-021b")
+    assert "visits max, min1, A, min2, B;  value 10, move min1;  min2 returns 10 (true value 0)" in tied
+    assert "visits max, min1, A, min2, B, C;  value 10, move min1;  min2 returns 0 (true value 0)" in tied
+    entries = re.findall(r"(exact|lower|upper): stored value (-?\d+), draft inf, best move \d+;  "
+                         r"true value (-?\d+)", _output(nb, "02-046b"))
+    assert [flag for flag, _, _ in entries] == ["exact", "lower", "upper"]
+    for flag, stored, true in entries:
+        stored, true = int(stored), int(true)
+        assert {"exact": true == stored, "lower": true >= stored, "upper": true <= stored}[flag]
+    lo, hi, draft, value = re.search(r"an entry \[(\S+), (\S+)\], draft (\d+); the position's depth-\3 "
+                                     r"minimax value: (\S+)", _output(nb, "02-046d")).group(1, 2, 3, 4)
+    assert -1 < F(lo) < F(hi) < 1 and F(lo) <= F(value) <= F(hi)
+    rows = _table(nb, "02-046f")
+    assert [r[0] for r in rows] == ["tic-tac-toe", "connect four 5x4"]
+    for _, d, b, plain, without, one, shared, same in rows:
+        (without_nodes, without_pct), (shared_nodes, shared_pct) = (
+            map(int, re.match(r"(\d+) \((\d+)%\)", x).groups()) for x in (without, shared))
+        assert same == "True" and shared_nodes < int(plain) < without_nodes
+        assert without_pct / 100 > 2 / (int(b) - 1) and shared_pct > without_pct
+        assert int(one) < shared_nodes
+
+
+@pytest.mark.notebooks
+def test_lesson_4_computes_the_eval_scale_and_star2():
+    nb, _ = _executed(LESSONS / "04_chance.ipynb")
+    tables = _output(nb, "04-008d")
+    assert "10 ** EVAL       190, 1009   ->  a2  (changed)" in tables
+    assert "10 * EVAL + 5     26, 18     ->  a1" in tables
+    minimax_rows = tables.split("minimax at depth 2")[1]
+    assert "(changed)" not in minimax_rows and minimax_rows.count("->  a1") == 3
+    sums = _output(nb, "04-008f")
+    assert "a1: 9/10·2 + 1/10·3 = 21/10" in sums and "1/10·10000 = 1009" in sums
+    assert "10 * EVAL + 5: 26, and 10·21/10 + 5 = 26" in sums
+    probing = _output(nb, "04-044")
+    assert "CUT at c: probe: beta=7/2 <= alpha=6" in probing and "enter m2 (min), window (8, 10)" in probing
+    assert "Star2: value 6, 3 leaves;  Star1: value 6, 5 leaves" in probing
+    star1_leaves, star2_leaves = (len(re.findall(r"\(\d[^()]*\)", part)) for part in
+                                  _output(nb, "04-049").split("Star2 leaves:"))
+    assert star2_leaves > star1_leaves
+    pct = lambda x: int(x.rstrip("%"))
+    rows = {int(r[0]): [pct(x) for x in r[1:]] for r in _table(nb, "04-051")}
+    assert sorted(rows) == [2, 3, 4]
+    for b, (star1, likeliest, star2, again, s1best, s2best) in rows.items():
+        assert likeliest <= 0.75 * star1 and abs(star2 - likeliest) <= 3 and again > likeliest
+        assert s2best <= s1best - 5
+    assert rows[2][3] > 100
+    text = _markdown(_lesson("04_chance.ipynb"))
+    for typed in ("84 %", "84%", "61 %", "61%", "1009"):        # the shares are computed, not typed
+        assert typed not in text.split("### Depth-limited expectimax")[0] + text.split("## 7.")[1]
+
+
+@pytest.mark.notebooks
+def test_lesson_5_computes_what_eval_means_in_cops_and_robbers():
+    nb, _ = _executed(LESSONS / "05_bounded_suboptimal.ipynb")
+    out = _output(nb, "05-046g")
+    distances = [int(x) for x in re.search(r"cops' distances \[([\d, ]+)\]", out).group(1).split(",")]
+    average = F(sum(distances), len(distances))
+    match = re.search(r"EVAL = 0 rounds played \+ their average (\S+) = (\S+) rounds", out)
+    assert F(match.group(1)) == F(match.group(2)) == average
+
+
+def test_the_new_drill_kinds_are_in_the_lessons():
+    """Issue 31: root (lesson 2), c6 and star2 (lesson 4), bounds (lesson 5), one call each."""
+    for name, kinds in [("02_alpha_beta.ipynb", ["root"]), ("04_chance.ipynb", ["c6", "star2"]),
+                        ("05_bounded_suboptimal.ipynb", ["bounds"])]:
+        code = _code(_lesson(name))
+        for kind in kinds:
+            assert code.count(f'drill("{kind}"') == 1, (name, kind)

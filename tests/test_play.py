@@ -156,3 +156,60 @@ def test_play_values_are_each_moves_minimax_value():
     game = TicTacToe(start="XX. / OO. / ...")
     values = play_values(game, game.initial_state())
     assert values[2] == 1 and values[5] == 0 and values[6] == -1
+
+
+# -- issue 30, item 10: new dice for each game, and why a game ended ---------------------------
+
+def _rolls(match: Match) -> list[str]:
+    return [line for line in match.log if line.startswith("Die:")]
+
+
+def test_each_new_game_rolls_new_dice_and_its_seed_replays_it():
+    pig = Pig(target=5, faces=3, turn_limit=4)
+    hold_at_2 = lambda moves: moves[-1][0] if len(moves) > 1 else moves[0][0]  # noqa: E731
+    match = play_out(Match(pig, "star1", human="MAX", seed=8), pick=hold_at_2)
+    games = [(match.game_seed, _rolls(match))]
+    for _ in range(3):
+        match.new_game()
+        play_out(match, pick=hold_at_2)
+        games.append((match.game_seed, _rolls(match)))
+    seeds = [seed for seed, _ in games]
+    assert seeds[0] == 8 and len(set(seeds)) == 4, seeds
+    assert len({tuple(rolls) for _, rolls in games}) > 1, "New game replayed the same dice"
+    for seed, rolls in games:                      # any game, replayed from its seed
+        again = play_out(Match(pig, "star1", human="MAX", seed=seed), pick=hold_at_2)
+        assert _rolls(again) == rolls
+    # the same match seed rolls the same games again, one after the other
+    other = Match(pig, "star1", human="MAX", seed=8)
+    for _ in range(3):
+        other.new_game()
+    assert other.game_seed == seeds[-1]
+    assert match.new_game(seed=seeds[1]) is None and match.game_seed == seeds[1]
+
+
+def test_the_widgets_new_game_and_a_change_of_sides_roll_new_dice():
+    from course.widgets.play import play_pig
+
+    w = play_pig(seed=3, target=5, faces=3, turn_limit=2)
+    seeds = [w.match.game_seed]
+    w._on_message(None, {"type": "new"}, [])
+    seeds.append(w.match.game_seed)
+    w._on_message(None, {"type": "new", "human": "MIN"}, [])
+    seeds.append(w.match.game_seed)
+    assert len(set(seeds)) == 3 and w.match.human is Player.MIN
+    assert ["Dice seed (replay: seed=…)", seeds[-1]] in w.board.view["scores"]
+
+
+def test_a_pig_win_below_the_target_says_why_the_game_ended():
+    from course.widgets.play import play_pig
+
+    w = play_pig(seed=1, target=20, faces=3, turn_limit=2)        # nobody can reach 20
+    while not w.match.over:
+        legal = w.match.legal_moves()
+        w.move(len(legal) - 1)                                      # hold as soon as possible
+    state = w.match.state
+    assert max(state.max_score, state.min_score) < 20
+    words = w.board.view["status"]
+    assert "the turn limit (2 turns) is used up" in words, words
+    assert "the target 20 was not reached" in words or "equal scores" in words, words
+    assert "turn limit" in w.board.view["announce"] and "turn limit" in w.match.log[-1]

@@ -273,7 +273,7 @@ def test_tree_view_takes_a_picture_or_dot():
     # what the browser reads: the DOT, the viewport's height, the readable label size
     state = view.get_state()
     assert {"dot", "max_height", "min_label_px", "_esm"} <= set(state)
-    assert state["min_label_px"] == 10 and "export default" in state["_esm"]
+    assert state["min_label_px"] == 11 and "export default" in state["_esm"]
 
 
 def test_tree_view_sends_graphviz_wasm_when_asked(monkeypatch):

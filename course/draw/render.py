@@ -14,7 +14,11 @@ and optionally a traced :class:`~course.search.SearchResult` into a
   with; evaluated leaves show ``#k``, their place in the evaluation order.
   Alpha-beta's inner values that are only bounds are written ``≤v`` or
   ``≥v`` (a node returning ``v <= alpha`` is worth at most ``v``, one returning
-  ``v >= beta`` at least ``v``: Knuth & Moore 1975).
+  ``v >= beta`` at least ``v``: Knuth & Moore 1975); the naive epsilon rule's
+  nodes show the bounds carried up from their children (its returned numbers
+  need not be bounds): :func:`course.search.result.known_bounds`.  A node the
+  search expanded but whose children are not drawn keeps its kind's shape and
+  shows what is known about it, never a returned number as a value.
 * Pruned subtrees are dashed and faded; ``cut`` marks the first skipped edge
   of the node where the cut-off happened; the chosen root move is bold.
 * ``upto=k`` shows the search after its first ``k`` trace events: the node the
@@ -52,7 +56,7 @@ from typing import Any
 
 from ..errors import ParameterError, format_path
 from ..game import Game, Path
-from ..search.result import SearchResult, TraceEvent
+from ..search.result import KnownBounds, PROPAGATED, SearchResult, TraceEvent, bounds_text, known_bounds
 from ..trees import TreeGame, TreeNode, game_to_tree
 from .picture import TreePicture
 from .style import FONT, PALETTE, fmt_number, fmt_probability, text_width
@@ -65,8 +69,6 @@ EXPAND_LIMIT = 20_000
 BOUNDED = frozenset({"bab", "star1", "star2", "bab-tt"})
 """Searches whose nodes carry bounds [L, U] rather than a single value."""
 
-FAIL_SOFT = frozenset({"alphabeta", "alphabeta-tt"})
-"""Searches whose returned values outside the window are bounds (Knuth & Moore)."""
 
 _KIND_NAMES = {"max": "MAX", "min": "MIN", "chance": "CHANCE", "leaf": "leaf"}
 
@@ -100,6 +102,7 @@ class _Rec:
     active: bool = False
     cut: tuple[int, ...] = ()
     reason: str = ""
+    known: tuple[Any, Any] | None = None                      # bounds once it returned
 
 
 @dataclass
@@ -121,13 +124,15 @@ def _replay(events: Sequence[TraceEvent], algorithm: str, *, show_window: bool,
     state = _Replay()
     recs = state.recs
     leaf_count = 0
+    known = KnownBounds(algorithm)
     for event in events:
         rec = recs.get(event.path)
         if rec is None:
             rec = recs[event.path] = _Rec()
         kind = event.kind
+        finished = known.add(event)
         if kind == "enter":
-            rec.player, rec.active = event.player, True
+            rec.player, rec.active, rec.known = event.player, True, None
             rec.entered += 1
             rec.alpha0 = rec.alpha = event.alpha
             rec.beta0 = rec.beta = event.beta
@@ -147,6 +152,7 @@ def _replay(events: Sequence[TraceEvent], algorithm: str, *, show_window: bool,
                 state.pruned_roots.update(event.path + (i,) for i in event.pruned)
             elif kind == "exit":
                 rec.active = False
+                rec.known = finished
         state.current = event.path
         if measure:
             _measure(state.widths, event.path, rec, algorithm, show_window)
@@ -188,11 +194,8 @@ def _value_text(rec: _Rec, algorithm: str) -> str:
         return ""
     if rec.active:
         return f"v={fmt_number(lower)}"
-    if algorithm in FAIL_SOFT and rec.alpha0 is not None and rec.beta0 is not None:
-        if lower <= rec.alpha0:
-            return f"≤{fmt_number(lower)}"
-        if lower >= rec.beta0:
-            return f"≥{fmt_number(lower)}"
+    if rec.known is not None:              # what is known: ≤v, ≥v, [L, U] or the value
+        return bounds_text(*rec.known, fmt_number)
     return fmt_number(lower)
 
 
@@ -221,7 +224,8 @@ def readable_reason(reason: str | None) -> str:
     return _NUMBER_IN_REASON.sub(lambda m: fmt_number(float(m.group(1))), reason)
 
 
-def describe_event(event: TraceEvent, *, index: int | None = None, name: str | None = None) -> str:
+def describe_event(event: TraceEvent, *, index: int | None = None, name: str | None = None,
+                   known: tuple[Any, Any] | None = None) -> str:
     """One line of English saying what a trace event did.
 
     Parameters
@@ -231,6 +235,10 @@ def describe_event(event: TraceEvent, *, index: int | None = None, name: str | N
         Its position in the trace (shown as ``step index + 1``).
     name : str, optional
         A label for the node (e.g. ``"B"``), shown before its path.
+    known : (lower, upper), optional
+        For an ``exit`` event: what is known about the node's value once it returned
+        (:func:`course.search.result.known_bounds`).  When it is only a bound, the line says
+        so ("returns 2, only a bound: worth at most 2") instead of reading like a value.
 
     Returns
     -------
@@ -244,6 +252,9 @@ def describe_event(event: TraceEvent, *, index: int | None = None, name: str | N
     'enter MAX node root with window α=-∞ β=+∞'
     >>> [describe_event(e) for e in trace if e.kind == "cutoff"]
     ['cut-off at (1,): v=2 <= alpha=3; skipping children 1, 2']
+    >>> exit_c = next(e for e in trace if e.kind == "exit" and e.path == (1,))
+    >>> describe_event(exit_c, known=(-math.inf, 2))
+    '(1,) returns 2, only a bound: worth at most 2'
     """
     where = format_path(event.path)
     if name:
@@ -279,9 +290,25 @@ def describe_event(event: TraceEvent, *, index: int | None = None, name: str | N
         text = f"cut-off at {where}: {readable_reason(event.reason)}; skipping child{plural} {skipped}"
     elif kind == "exit":
         text = f"{where} returns {bounds}"
+        if known is not None and known[0] != known[1] and event.lower == event.upper:
+            text += ", only a bound: worth " + _bound_words(*known)
+        elif known is not None and known[0] == known[1] and known[0] != event.lower:
+            text += f": its value is {fmt_number(known[0])}"
     else:
         text = f"{kind} at {where}"
     return step + text
+
+
+def _bound_words(lower: Any, upper: Any) -> str:
+    """``at most 2``, ``at least 0``, ``between 1 and 4`` or ``an unknown amount``."""
+    text = bounds_text(lower, upper, fmt_number)
+    if text.startswith("≤"):
+        return f"at most {text[1:]}"
+    if text.startswith("≥"):
+        return f"at least {text[1:]}"
+    if text == "?":
+        return "an unknown amount"
+    return f"between {fmt_number(lower)} and {fmt_number(upper)}"
 
 
 # -- choosing what to draw ----------------------------------------------------------------------
@@ -599,7 +626,13 @@ def _default_title(result: SearchResult, upto: int | None, total: int) -> str:
         name += f" (ε={fmt_number(result.epsilon)})"
     if upto is not None and upto < total:
         return f"{name}: after step {upto} of {total}"
-    if result.value is not None:
+    known = None
+    if result.algorithm in PROPAGATED and result.trace is not None:
+        known = known_bounds(result.trace, result.algorithm).get(())
+    if known is not None and known[0] != known[1] and result.value is not None:
+        # the naive rule's answer is not the value: say what it returned, and what is known
+        outcome = f"returns {fmt_number(result.value)}, worth {_bound_words(*known)}"
+    elif result.value is not None:
         outcome = f"value {fmt_number(result.value)}"
     else:
         outcome = f"value in [{fmt_number(result.lower)}, {fmt_number(result.upper)}]"
@@ -888,6 +921,14 @@ class _Builder:
     def label_texts(self, node: TreeNode, path: Path) -> tuple[dict[str, str], str]:
         """The lines of a tree node's label by role, and details for its tooltip."""
         rec = self.step.recs.get(path) if self.step is not None else None
+        if node.is_leaf and rec is not None and rec.player in ("max", "min", "chance"):
+            # expanded by the search, drawn without its children: what it returned is what is
+            # known about it (a bound, maybe), never its EVAL or a number passed off as a value
+            texts, details = self.inner_texts(rec)
+            if not texts.get("value"):         # a student's search: what it returned is unknown
+                texts["value"] = "…"
+                details = (details + "; " if details else "") + "what it returned is not recorded"
+            return texts, (details + "; " if details else "") + "its children are not drawn"
         if node.is_leaf or (rec is not None and rec.player == "leaf"):
             value = rec.lower if rec is not None and rec.lower is not None else node.value
             unknown = value is None or (isinstance(value, float) and math.isnan(value))
@@ -904,6 +945,10 @@ class _Builder:
             return {"value": main, "note": note}, details
         if rec is None or rec.player is None:
             return {}, ""
+        return self.inner_texts(rec)
+
+    def inner_texts(self, rec: _Rec) -> tuple[dict[str, str], str]:
+        """The label lines and details of a node the search expanded."""
         main = _value_text(rec, self.algorithm)
         window = _window_text(rec)
         note = _note_text(rec, self.show_window)
@@ -924,6 +969,9 @@ class _Builder:
         self.statuses[nid] = status
         texts, details = self.label_texts(node, path)
         kind = node.kind
+        rec = self.step.recs.get(path) if self.step is not None else None
+        if node.is_leaf and rec is not None and rec.player in ("max", "min", "chance"):
+            kind = rec.player                  # expanded by the search: its own shape
         name = None if self.tree.names_are_moves else _informative(node.label, path)
         attrs: dict[str, Any] = {"id": nid}
         attrs.update(_node_style(status, kind))

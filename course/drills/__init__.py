@@ -18,6 +18,8 @@ c6          the window Star1 gives each child of a chance node (condition C6)
 bab         which leaves Bounded Alpha-Beta skips for a given epsilon
 bounds      the bounds [L, U] each inner node returns in Star1 or Bounded Alpha-Beta,
             and the root's move
+star2       Star2's probing phase at a chance node: the bound each probe gives, the
+            node's L and U after it, and after which probe (if any) it is cut
 ==========  =========================================================================
 
 :mod:`course.drills.kinds` says how to add a kind.
@@ -61,6 +63,7 @@ from ..game import Game
 from ..trees import TreeGame, parse_tree
 from .generate import LEVELS, SHAPES, drill_tree
 from .bounded import BabDrill, BoundsDrill, C6Drill, Star1Drill
+from .probing import Star2Drill
 from .kinds import (
     ORDER_WORDS,
     Drill,
@@ -77,7 +80,7 @@ from .progress import SESSION, Progress
 __all__ = [
     "KINDS", "KIND_CLASSES", "LEVELS", "make_drill", "Drill", "Verdict", "Field", "Progress",
     "SESSION", "MinimaxDrill", "PruningDrill", "WindowDrill", "RootDrill", "Star1Drill", "C6Drill",
-    "BabDrill", "BoundsDrill", "AnswerError", "parse_number", "fmt", "ORDER_WORDS", "new_seed",
+    "BabDrill", "BoundsDrill", "Star2Drill", "AnswerError", "parse_number", "fmt", "ORDER_WORDS", "new_seed",
 ]
 
 KIND_CLASSES: dict[str, type[Drill]] = {
@@ -90,6 +93,7 @@ KIND_CLASSES: dict[str, type[Drill]] = {
     "root": RootDrill,
     "c6": C6Drill,
     "bounds": BoundsDrill,
+    "star2": Star2Drill,
 }
 """Every drill kind, by name (see :mod:`course.drills.kinds` to add one)."""
 
@@ -118,7 +122,8 @@ def make_drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None
         One of :data:`KINDS`.
     level : int
         1 (a 4-leaf tree) to 5 (a depth-4 tree, with chance nodes for
-        ``minimax``, ``star1`` and ``bab``).  Ignored with ``tree``.
+        ``minimax``, ``star1``, ``c6``, ``bab``, ``bounds`` and ``star2``).  Ignored
+        with ``tree``.
     seed : int, optional
         Seed of the tree (and of the ordering or epsilon the drill picks);
         default: a fresh one (see :func:`new_seed`).
@@ -135,8 +140,9 @@ def make_drill(kind: str = "pruning", *, level: int = 1, seed: int | None = None
         For ``bab`` (default 1 on a given tree) and ``bounds`` (default 0,
         Star1); picked by the seed on a seeded tree.
     node : name or path, optional
-        For ``star1`` and ``c6``: the chance node to ask about (default: the last
-        one Star1 enters; on a seeded tree, one picked by the seed).
+        For ``star1``, ``c6`` and ``star2``: the chance node to ask about (default:
+        the last one the search enters, for ``star2`` the last whose outcomes it
+        probes; on a seeded tree, one picked by the seed).
     focus : path, optional
         A node to point the student to (grading feedback sets it).
 

@@ -121,6 +121,14 @@ _BOUNDS = {  # MIN nodes first (a pruned one keeps L = vmin), then chance nodes
     5: _STAR1[5],
 }
 
+_STAR2 = {  # chance nodes whose outcomes are MIN (or MAX) nodes: every outcome is probed
+    1: _shape("chance min leaf", ((2, 2), (2, 2)), values=(0, 8), flip_root=True),
+    2: _shape("chance min leaf", ((2, 3), (2, 3)), values=(0, 8), flip_root=True, min_leaves=6),
+    3: _C6[3],
+    4: _CHANCE[4],
+    5: _STAR1[5],
+}
+
 SHAPES: dict[str, dict[int, Shape]] = {
     "minimax": _CHANCE,     # levels 4-5: expectimax values
     "pruning": _PLAIN,      # alpha-beta: no chance nodes
@@ -130,6 +138,7 @@ SHAPES: dict[str, dict[int, Shape]] = {
     "c6": _C6,              # a chance node's children at every level
     "bab": _CHANCE,
     "bounds": _BOUNDS,
+    "star2": _STAR2,        # a chance node whose outcomes are probed, at every level
 }
 """The tree shape of each drill kind at each level."""
 

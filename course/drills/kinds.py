@@ -9,7 +9,8 @@ with the node to highlight and the number of trace events to draw, so the
 picture shows the search stopped at the moment that explains the answer.
 
 This module holds the base class and the kinds about minimax and alpha-beta;
-:mod:`course.drills.bounded` the kinds about Star1 and Bounded Alpha-Beta.
+:mod:`course.drills.bounded` the kinds about Star1 and Bounded Alpha-Beta, and
+:mod:`course.drills.probing` the kind about Star2.
 
 ==========  =====================================================  ===========================
 kind        the question                                           reference search
@@ -23,6 +24,8 @@ star1       Star1's L and U at one chance node after each child,   :func:`~cours
 c6          the window Star1 gives each child of a chance node     :func:`~course.search.star1`
 bab         which leaves Bounded Alpha-Beta skips for an epsilon   :func:`~course.search.bab`
 bounds      the bounds [L, U] every node returns, and the move     :func:`~course.search.bab`
+star2       Star2's probing phase at one chance node: each         :func:`~course.search.star2`
+            probe's bound, L and U after it, the cut
 ==========  =====================================================  ===========================
 
 Answers are plain Python data (see each class), or the form's text boxes
@@ -73,9 +76,9 @@ A kind is one subclass of :class:`Drill` plus a tree shape per level:
 3. Name the catalogue mistakes it catches in :mod:`course.grading.diagnose` (a mistake's
    ``drills``): feedback then offers it when it checks that the mistake answers it wrongly.
    That check simulates the kind's :attr:`~Drill.family` (``diagnose.simulate``): a kind about
-   a search the simulator does not know yet (Star2, say) needs its family added there first;
-   until then feedback never offers it, and ``tests/test_misconceptions.py`` (the correct
-   search's record must answer every kind right) says so.
+   a search the simulator does not know yet (Star2: the ``star2`` kind) needs its family added
+   there first; until then feedback never offers it, and ``tests/test_misconceptions.py``
+   checks that no mistake names it.
 
 The widget (:mod:`course.widgets.drill`) needs nothing more: it builds the form from the
 fields, and the tests of ``tests/test_drills.py`` and ``tests/test_misconceptions.py``
@@ -598,7 +601,7 @@ def _json_number(x: Any) -> Any:
 def _alphabeta_params(kind: str, game: TreeGame, order: Any) -> dict[str, Any]:
     if game.has_chance:
         raise ParameterError(f"a {kind} drill is about alpha-beta, which has no chance nodes: use "
-                             "a tree without chance nodes (or a star1, c6, bab or bounds drill)")
+                             "a tree without chance nodes (or a star1, c6, star2, bab or bounds drill)")
     return {"order": order or "given"}
 
 

@@ -34,6 +34,7 @@ from numbers import Real
 from ..errors import BoundsError, ParameterError
 from ..game import Path
 from ..games.random_trees import RandomTree, StochasticRandomTree
+from ..search.chance import bound_after, fit_window
 from ..search.result import SearchResult
 
 __all__ = ["fast_search", "FAST_ALGORITHMS"]
@@ -284,6 +285,7 @@ def _bab_rt(game: RandomTree, name: str, eps: float, record: bool) -> SearchResu
         L, U = vmin, vmax
         leaf_level = t == d - 1
         t1 = t + 1
+
         if t % 2 == 0:                                     # MAX node
             best_U = vmin
             for k in rng_b:
@@ -417,6 +419,14 @@ def _bab_stochastic(game: StochasticRandomTree, name: str, eps: float, record: b
                 child_beta = (beta - L) / q + vmin         # C6, with the child's L = vmin
                 if vmax < child_beta:
                     child_beta = vmax
+                # exact for this node's rounding, as ChanceBounds.window (course.search.chance)
+                child_alpha, child_beta = fit_window(
+                    child_alpha, child_beta, alpha, beta,
+                    lambda x, k=k, s=sum_U, lo=lo_U, hi=hi_U: bound_after(p_j, total, k, x, s, lo,
+                                                                          hi, vmax),
+                    lambda x, k=k, s=sum_L, lo=lo_L, hi=hi_L: bound_after(p_j, total, k, x, s, lo,
+                                                                          hi, vmin),
+                    vmin, vmax)
                 Lc, Uc = decision(t1, base + k, code * b + k, child_alpha, child_beta)
             sum_L += p * Lc
             sum_U += p * Uc

@@ -252,13 +252,39 @@ class Pig(Game[PigState, object]):
             return "rolled 1: turn lost" if move == 1 else f"rolled {move}"
         return str(move)
 
+    def end_reason(self, state: PigState) -> str:
+        """Why a finished game ended, in words ("" while it goes on).
+
+        Examples
+        --------
+        >>> game = Pig(target=6, turn_limit=2)
+        >>> game.end_reason(PigState(6, 2, 0, Player.MIN, False, 1))
+        'MAX reached the target 6'
+        >>> game.end_reason(PigState(4, 2, 0, Player.MAX, False, 2))
+        'the turn limit (2 turns) is used up and MAX has more points, 4 to 2 (the target 6 was not reached)'
+        >>> game.end_reason(PigState(3, 3, 0, Player.MAX, False, 2))
+        'the turn limit (2 turns) is used up with equal scores, 3 to 3: a draw'
+        """
+        if not self.is_terminal(state):
+            return ""
+        for player, score in ((Player.MAX, state.max_score), (Player.MIN, state.min_score)):
+            if score >= self.target:
+                return f"{player.name} reached the target {self.target}"
+        limit = f"the turn limit ({self.turn_limit} turn{'s' if self.turn_limit != 1 else ''}) is used up"
+        a, b = state.max_score, state.min_score
+        if a == b:
+            return f"{limit} with equal scores, {a} to {b}: a draw"
+        leader = "MAX" if a > b else "MIN"
+        return (f"{limit} and {leader} has more points, {max(a, b)} to {min(a, b)} "
+                f"(the target {self.target} was not reached)")
+
     # -- helpers ----------------------------------------------------------------
     def render(self, state: PigState) -> str:
         """One line of text: the scores, whose turn, the turn total and the turn count."""
         scores = f"MAX {state.max_score}, MIN {state.min_score}"
         if self.is_terminal(state):
             outcome = {1: "MAX wins", -1: "MIN wins", 0: "draw"}[self.utility(state)]
-            return f"{scores}; game over: {outcome}"
+            return f"{scores}; game over: {outcome} ({self.end_reason(state)})"
         player = state.to_move.name
         doing = "rolling" if state.rolling else "to move"
         return (f"{scores}; {player} {doing} with {state.turn_total} this turn; "

@@ -32,6 +32,12 @@ What the exercise notebooks' test cells call:
   sequence of expansions and leaf evaluations);
 * :mod:`course.grading.cases` -- the cases: textbook trees, seeded random
   exercise trees (ties, chance nodes), tic-tac-toe positions, games of Pig;
+* :mod:`course.grading.errorbounds` -- Assignment 6 (lesson 3): values and intervals
+  checked against Chen's bounds node by node (``check_value_interval``, ...);
+* :mod:`course.grading.evaluation` -- the open tasks: an evaluation function, a
+  formula, the naive-epsilon drift, a tree that traps the choice by ``U``;
+* :mod:`course.grading.rules` -- an assignment's pruning rule (``STRICT_RULE``) and
+  the text that states it;
 * :mod:`course.grading.instrument` -- the recording game the checks run a
   student's search on;
 * :mod:`course.grading.failures` -- the :class:`AssertionError` subclasses a
@@ -41,7 +47,8 @@ The formgrader's pages are guarded by the server extension :mod:`course.formgrad
 (docs/instructor/security.md says what each defence stops).
 
 The instructor's commands (``python -m course.grading prepare | release |
-student-bundle | collect-zip | approve-config | autograde | feedback | grades | summary``,
+student-bundle | collect-zip | approve-config | autograde | feedback | grades | feedback-zip |
+summary``,
 :mod:`course.grading.__main__`) each call one function of the modules above and
 only import nbgrader when they run.
 """
@@ -73,8 +80,10 @@ from .checks import (
     explain,
 )
 from .compare import TASKS, Comparison, compare
+from .errorbounds import (check_decision_bound, check_selective_interval, check_value_interval,
+                          error_textbook_cases, explain_intervals, with_error_bounds)
 from .evaluation import (check_best_case_formula, check_evaluation_ordering, check_evaluation_play,
-                         check_naive_drift)
+                         check_naive_drift, check_u_trap)
 from .failures import (
     CheckFailed,
     GradingFailure,
@@ -97,9 +106,12 @@ __all__ = [
     "textbook_cases", "tictactoe_cases", "with_depth_limit", "with_evaluation",
     "with_reversed_outcomes",
     "check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula", "check_naive_drift",
+    "check_u_trap",
     "check", "explain", "check_minimax_value", "check_minimax_decision",
     "check_depth_limited", "check_alphabeta", "check_expectimax", "check_star1", "check_naive_epsilon", "check_bab",
     "check_ordered_alphabeta",
+    "check_value_interval", "check_decision_bound", "check_selective_interval",
+    "with_error_bounds", "error_textbook_cases", "explain_intervals",
     "TASKS", "Comparison", "compare",
     "GradingFailure", "WrongLeaves", "WrongExpansions", "WrongValue", "WrongBounds", "WrongMove",
     "WrongReturnType", "RuleBroken", "SearchCrashed", "SearchTimeout", "ReferenceSearchUsed",

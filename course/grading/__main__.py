@@ -7,18 +7,22 @@ command                                            what it does
 ``release``                                        regenerate ``exercises/`` from ``solutions/``
 ``student-bundle [--output Z] [--exchange DIR]``    the students' copy of the course (no solutions)
 ``collect-zip ZIP [--assignment A]``               unpack an LMS zip into ``submitted/<student>/<assignment>/``
+                                                   (``--timezone Z``: how to read its dates)
 ``approve-config [--show]``                        show how nbgrader_config.py changed, and approve it
 ``autograde [--submissions DIR] [--assignment A]``  autograde every submission (one process each;
                                                    ``--submission-timeout S``, ``--regrade``)
 ``feedback [--assignment A]``                      write feedback HTML for every graded submission
-``grades [--output grades.csv]``                   one CSV row per student and released assignment
+``grades [--output grades.csv]``                   one CSV row per student and released assignment;
+                                                   ``--format canvas|moodle``: the LMS's import
+``feedback-zip A --lms L --from-zip Z``            the feedback pages of A for the LMS's upload
 ``due-date A WHEN`` / ``due-date A --clear``        set or clear an assignment's due date (UTC unless
                                                    WHEN names a zone); the late penalty applies from it
 ``example-class DIR``                              a throw-away class of four students to grade first
 ``remove-student ID [--yes]``                      a student who left: folders, gradebook entry,
                                                    report entries and roster line (without
                                                    ``--yes``: only say what would go)
-``summary [--output-dir grading-summary]``         score histograms and the most-failed tests
+``summary [--output-dir grading-summary]``         scores and every question (mean, full credit,
+                                                   failures by kind): ``summary.html``
 =================================================  ===============================================
 
 Every command takes ``--root DIR``, the course directory (default: the current
@@ -72,6 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--assignment", default=None,
                    help="the assignment the zip is for (needed when two assignments share a "
                         "notebook name)")
+    p.add_argument("--timezone", default=None,
+                   help="how to read the zip's dates: the zone of the computer that made it (e.g. "
+                        "Europe/Berlin, UTC, local) or none; needed for Moodle's and hand-made zips "
+                        "(Canvas's zips carry no submission times)")
+    p.add_argument("--file-as", action="append", default=[], metavar="ENTRY=NOTEBOOK.ipynb",
+                   help="file the zip's ENTRY, a notebook the student renamed, as NOTEBOOK.ipynb "
+                        "(repeatable)")
 
     p = sub.add_parser("approve-config", help="show what changed in nbgrader_config.py since it "
                                               "was approved, and approve it (autograde and feedback "
@@ -97,8 +108,26 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("feedback", help="write feedback HTML")
     p.add_argument("--assignment", default=None)
 
-    p = sub.add_parser("grades", help="export grades as CSV")
-    p.add_argument("--output", default="grades.csv")
+    p = sub.add_parser("grades", help="export grades as CSV (grades.csv, or the file an LMS imports)")
+    p.add_argument("--output", default=None, help="default: grades.csv, grades-canvas.csv, grades-moodle.csv")
+    p.add_argument("--format", default="csv", choices=("csv", "canvas", "moodle"),
+                   help="csv: one row per student and assignment; canvas, moodle: the gradebook "
+                        "import of that LMS (docs/instructor/lms.md)")
+    p.add_argument("--assignment-id", action="append", default=[], metavar="ASSIGNMENT=ID",
+                   help="canvas: the Canvas id of an assignment (repeatable)")
+    p.add_argument("--lms-export", default=None,
+                   help="canvas: a gradebook export of the Canvas course, to read assignment ids from")
+    p.add_argument("--identifier", default="email", choices=("email", "idnumber", "username"),
+                   help="moodle: the user field of the first column (roster: email, sis_user_id, "
+                        "sis_login_id)")
+
+    p = sub.add_parser("feedback-zip", help="one zip of an assignment's feedback pages, for the LMS's "
+                                            "upload of feedback files")
+    p.add_argument("assignment")
+    p.add_argument("--lms", required=True, choices=("canvas", "moodle"))
+    p.add_argument("--from-zip", required=True,
+                   help="the LMS's download of the assignment's submissions (the zip collect-zip read)")
+    p.add_argument("--output", default=None, help="default: feedback-<assignment>-<lms>.zip")
 
     p = sub.add_parser("due-date", help="set (or clear) an assignment's due date; submissions "
                                         "after it are late (grades.csv: hours_late, late_penalty)")
@@ -116,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("student")
     p.add_argument("--yes", action="store_true", help="remove (without it: only list what would go)")
 
-    p = sub.add_parser("summary", help="score histograms and most-failed tests")
+    p = sub.add_parser("summary", help="scores and every question: means, full credit, failures by kind "
+                                       "(grading-summary/summary.html)")
     p.add_argument("--output-dir", default="grading-summary")
     return parser
 
@@ -179,7 +209,10 @@ def _main(argv: Sequence[str] | None) -> int:
                 try:
                     check_config_approved(args.root)
                 except ConfigNotApproved as exc:
-                    print(f"NOTE: {str(exc).splitlines()[0]}")
+                    # `make lab` runs this for students too (a clone holds solutions/): say whom
+                    # the note is for, so a student does not take it for a problem to fix
+                    print("For the instructor only (students: nothing to do, JupyterLab starts "
+                          f"as usual): {str(exc).splitlines()[0]}")
         elif args.command == "release":
             paths = release(args.root, assignment=args.assignment, log=lambda line: print(f"updated {line}"))
             for path in paths:
@@ -188,7 +221,13 @@ def _main(argv: Sequence[str] | None) -> int:
             path = student_bundle(args.root, args.output, exchange=args.exchange)
             print(f"students' copy of the course written to {path}")
         elif args.command == "collect-zip":
+            file_as = dict(item.split("=", 1) for item in args.file_as if "=" in item)
+            if len(file_as) != len(args.file_as):
+                print("python -m course.grading collect-zip: --file-as takes ENTRY=NOTEBOOK.ipynb",
+                      file=sys.stderr)
+                return 2
             done = collect_zip(args.zip, args.submissions, root=args.root, assignment=args.assignment,
+                               timezone=args.timezone, file_as=file_as,
                                log=lambda line: print(f"WARNING: {line}"))
             for student, assignment, name, _ in done.collected:
                 print(console_text(f"{student}/{assignment}/{name}"))
@@ -253,7 +292,22 @@ def _main(argv: Sequence[str] | None) -> int:
                       f"{'s' if len(missing) != 1 else ''}: {', '.join(missing)}", file=sys.stderr)
                 status = 1
         elif args.command == "grades":
-            path = grades(args.root, args.output, log=lambda line: print(f"WARNING: {line}", file=sys.stderr))
+            warn = lambda line: print(f"WARNING: {line}", file=sys.stderr)  # noqa: E731
+            if args.format == "csv":
+                path = grades(args.root, args.output or "grades.csv", log=warn)
+            else:
+                from .results.lms import lms_grades
+
+                ids = dict(item.split("=", 1) for item in args.assignment_id if "=" in item)
+                if len(ids) != len(args.assignment_id):
+                    print("python -m course.grading grades: --assignment-id takes ASSIGNMENT=ID", file=sys.stderr)
+                    return 2
+                export = lms_grades(args.root, args.output, lms=args.format, assignment_ids=ids,
+                                    canvas_export=args.lms_export, identifier=args.identifier, log=warn)
+                path = export.path
+                print(f"{len(export.students)} students, columns: {', '.join(export.assignments)}")
+                if export.left_out:
+                    status = 1
             print(f"grades written to {path}")
             pending = pending_hand_grading(args.root)
             if pending:
@@ -261,6 +315,19 @@ def _main(argv: Sequence[str] | None) -> int:
                       f"{'wait' if len(pending) != 1 else 'waits'} for hand grading "
                       f"({', '.join(f'{s}/{a}' for s, a, _ in pending)}): their scores lack "
                       f"{sum(p for _, _, p in pending):g} points in all (column needs_manual_grade)")
+        elif args.command == "feedback-zip":
+            from .results.lms import feedback_zip
+
+            packed = feedback_zip(args.root, args.assignment, lms=args.lms, submissions_zip=args.from_zip,
+                                  output=args.output, log=lambda line: print(f"WARNING: {line}", file=sys.stderr))
+            students = sorted({who for who, _ in packed.files})
+            if packed.path is None:
+                print("no feedback to pack: run make feedback first, and give the LMS's download of "
+                      "this assignment", file=sys.stderr)
+                return 1
+            print(f"feedback of {len(students)} students written to {packed.path}")
+            if packed.left_out:
+                status = 1
         elif args.command == "due-date":
             from .term import set_due_date
 

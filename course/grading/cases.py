@@ -80,6 +80,12 @@ class Case:
     """Python code that rebuilds the game, shown in feedback."""
     evaluate: Callable[[Any], Any] | None = field(default=None, compare=False)
     """EVAL for the depth limit; None means ``game.evaluate``."""
+    error: Callable[[Any], Any] | None = field(default=None, compare=False)
+    """An error bound of EVAL per state (the selective-search exercise, lesson 3), or None."""
+    kept: Callable[[Any], Any] | None = field(default=None, compare=False)
+    """The moves a selective search keeps at a state (in ``game.moves`` order), or None."""
+    e0: Any = None
+    """The omission error bound of a selective search (with ``kept``), or None."""
 
     def describe(self) -> str:
         """The name plus the search parameters, e.g. ``"Figure 3 (epsilon = 2)"``."""
@@ -88,6 +94,8 @@ class Case:
             extra.append(f"depth limit {self.depth}")
         if self.epsilon is not None:
             extra.append(f"epsilon = {self.epsilon}")
+        if self.e0 is not None:
+            extra.append(f"e0 = {self.e0}")
         return self.name + (f" ({', '.join(extra)})" if extra else "")
 
     def with_params(self, **changes: Any) -> "Case":

@@ -41,7 +41,7 @@ from typing import Any
 from ..errors import format_path
 from ..game import Player
 from ..search import alphabeta, bab, expectimax, minimax, naive_epsilon, star1
-from ..search.result import SearchResult
+from ..search.result import SearchResult, bounds_text
 from ..trees import TreeGame
 from .values import fmt, same_number
 from .cases import Case, as_cases
@@ -290,7 +290,8 @@ def _runs_in_sandbox(fn: Callable) -> bool:
 
 
 def run_student(task: Task, fn: Callable, case: Case, *,
-                time_limit: float | None = DEFAULT_TIME_LIMIT) -> StudentRun:
+                time_limit: float | None = DEFAULT_TIME_LIMIT,
+                extra: Callable[[Any], list] | None = None) -> StudentRun:
     """Call the student's ``fn`` on an instrumented copy of ``case``'s game.
 
     Parameters
@@ -302,6 +303,9 @@ def run_student(task: Task, fn: Callable, case: Case, *,
     case : Case
     time_limit : float or None
         Seconds before the call is stopped (Unix main thread only).
+    extra : callable, optional
+        ``extra(recording)`` returns further arguments, appended after the task's
+        (e.g. an error bound per state, made with :meth:`Recording.state_function`).
 
     Returns
     -------
@@ -318,6 +322,8 @@ def run_student(task: Task, fn: Callable, case: Case, *,
         args.append(case.epsilon)
     if task.takes_estimate:
         args.append(recording.estimator())
+    if extra is not None:
+        args += list(extra(recording))
     run = StudentRun()
     seen: list[str] = []
     # Where no SIGALRM can interrupt the search (Pyodide, threads), the watch below enforces the
@@ -974,8 +980,7 @@ def _compare_move(comp: Comparison, ref: SearchResult) -> None:
         player = game.turn(root)
         rule = task.move_rule
         children = ", ".join(
-            f"child {i}: " + (fmt(lo) if lo == hi else f"[{fmt(lo)}, {fmt(hi)}]")
-            for i, lo, hi in ref.children)
+            f"child {i}: {bounds_text(lo, hi, fmt)}" for i, lo, hi in ref.children)
         searched = ""
         if task.order != "given":
             visited = [i for i, _, _ in ref.children]

@@ -7,13 +7,17 @@ graded by what it achieves, measured with the reference searches:
   student's EVAL must evaluate at most a third of the leaves that the game's
   own move order costs, over a fixed set of tic-tac-toe positions;
 * :func:`check_evaluation_play` -- a two-move-deep alpha-beta search using the
-  student's EVAL must never lose to a perfect opponent, from the empty board
-  and from every first move, playing either side;
+  student's EVAL must never lose to any perfect opponent (every game every
+  opponent that never gives away value can play is followed), from the empty
+  board and from every first move, playing either side;
 * :func:`check_naive_drift` -- the drift of the naive epsilon rule, measured
   by the student on the BAB paper's Figure 2 tree, must be the reference's;
 * :func:`check_best_case_formula` -- a formula for alpha-beta's best case must
   match the leaves alpha-beta evaluates with perfect ordering (Knuth and
-  Moore 1975) on uniform trees.
+  Moore 1975) on uniform trees;
+* :func:`check_u_trap` -- a tree built by the student, for any epsilon, on which
+  Bounded Alpha-Beta's move chosen by the upper bound ``U`` loses more than
+  epsilon (the move chosen by ``L`` never does: Theorem 1 of the BAB paper).
 
 Every threshold is computed from a reference search when the check runs.
 
@@ -39,7 +43,7 @@ from .values import fmt
 from .failures import CheckFailed, SearchCrashed, SearchTimeout, TimeLimitExceeded, WrongValue, raised
 
 __all__ = ["check_evaluation_ordering", "check_evaluation_play", "check_best_case_formula",
-           "check_naive_drift"]
+           "check_naive_drift", "check_u_trap", "choice_losses"]
 
 #: Ordering by the student's EVAL must cost at most this fraction of the given order's leaves.
 ORDERING_FRACTION = 1 / 3  # the messages call it "a third"
@@ -199,18 +203,6 @@ def _given_order_leaves(seed: int, count: int) -> int:
     return sum(alphabeta(c.game).evaluated for c in tictactoe_cases(seed, count, marks=(1, 3)))
 
 
-@functools.lru_cache(maxsize=8192)
-def _perfect_move(state: Any) -> int:
-    """The perfect opponent's move (its index in ``moves``) on a tic-tac-toe board.
-
-    The opponent's choice depends on the board alone, so it is searched once per board and
-    grading process, not once per student.
-    """
-    from ..games.tictactoe import TicTacToe
-
-    return alphabeta(TicTacToe(), state).move
-
-
 def check_evaluation_ordering(evaluate: Callable[[Any], float], *, seed: int = 501, count: int = 12,
                               time_limit: float | None = 4 * DEFAULT_TIME_LIMIT) -> None:
     """Check that ordering by ``evaluate`` makes alpha-beta cheap on tic-tac-toe positions.
@@ -256,19 +248,48 @@ def check_evaluation_ordering(evaluate: Callable[[Any], float], *, seed: int = 5
           f"(the game's own order: {given}; target: at most {math.floor(limit)}).")
 
 
+@functools.lru_cache(maxsize=None)
+def _ttt_value(state: Any) -> int:
+    """The minimax value of a tic-tac-toe board (a plain walk; every board is asked once)."""
+    from ..games.tictactoe import TicTacToe
+
+    game = TicTacToe()
+    if game.is_terminal(state):
+        return game.utility(state)
+    values = [_ttt_value(game.result(state, m)) for m in game.moves(state)]
+    return max(values) if state.to_move == "X" else min(values)
+
+
+@functools.lru_cache(maxsize=None)
+def _perfect_moves(state: Any) -> tuple[int, ...]:
+    """Indices (in ``moves``) of every move that keeps the mover's minimax value: a perfect
+    player may play any of them, and every perfect player plays only these."""
+    from ..games.tictactoe import TicTacToe
+
+    game = TicTacToe()
+    value = _ttt_value(state)
+    return tuple(i for i, m in enumerate(game.moves(state))
+                 if _ttt_value(game.result(state, m)) == value)
+
+
 def check_evaluation_play(evaluate: Callable[[Any], float], *, depth: int = 2,
                           time_limit: float | None = 4 * DEFAULT_TIME_LIMIT) -> None:
-    """Check that a shallow search with ``evaluate`` never loses tic-tac-toe to a perfect opponent.
+    """Check that a shallow search with ``evaluate`` never loses tic-tac-toe to any perfect opponent.
 
     The student's side searches ``depth`` moves deep with alpha-beta and
-    ``evaluate`` at the horizon; the opponent searches to the end.  Games
-    start from the empty board and from each of the nine first moves, and the
-    student plays X and O from each: 20 games, all drawn by perfect play.
+    ``evaluate`` at the horizon.  A *perfect* opponent never makes a move that
+    lowers its minimax value; at each of its turns it may play any of the moves
+    that keep it, so there are many perfect opponents (and randomised ones).
+    The check plays against all of them at once: from the empty board and from
+    each of the nine first moves, with the student as X and as O, it follows
+    every move every perfect opponent can make (the student's moves are
+    determined by the search), which covers every game a perfect opponent can
+    play.  All these starting positions are draws with perfect play.
 
     Raises
     ------
     CheckFailed
-        If a game is lost (the message lists the moves), ``evaluate``
+        If a game is lost (the message gives the moves of one), ``evaluate``
         returns something that is not a number strictly inside (-1, 1), or
         exactly ``TicTacToe.evaluate``'s values on the sample positions.
     SearchCrashed, SearchTimeout
@@ -282,35 +303,57 @@ def check_evaluation_play(evaluate: Callable[[Any], float], *, depth: int = 2,
     guarded = _Guarded(evaluate, game.vmin, game.vmax)
     shallow = EvaluatedGame(game, guarded)
     starts = [game.initial_state()] + [game.result(game.initial_state(), m) for m in range(9)]
+    chosen: dict[Any, int] = {}            # the student's move on a board (their search decides)
 
-    def play_all() -> list[tuple[str, Any, list, int]]:
-        games = []
+    def play_all() -> list[tuple[str, Any, int, list | None]]:
+        out = []
         for start in starts:
             for side in ("X", "O"):
-                state, history = start, []
-                while not game.is_terminal(state):
-                    if state.to_move == side:
-                        index = alphabeta(shallow, state, depth=depth).move
-                    else:
-                        index = _perfect_move(state)
-                    move = list(game.moves(state))[index]
-                    history.append(game.describe_move(state, move))
-                    state = game.result(state, move)
-                outcome = game.utility(state) * (1 if side == "X" else -1)
-                games.append((side, start, history, outcome))
-        return games
+                sign = 1 if side == "X" else -1
+                memo: dict[Any, tuple[int, list | None]] = {}
 
-    games = _run("playing with your evaluation function", play_all, time_limit)
-    lost = [g for g in games if g[3] < 0]
+                def explore(state: Any) -> tuple[int, list | None]:
+                    """(games below ``state``, the moves of one lost game or None)."""
+                    if state in memo:
+                        return memo[state]
+                    if game.is_terminal(state):
+                        result = (1, [] if game.utility(state) * sign < 0 else None)
+                    else:
+                        moves = list(game.moves(state))
+                        if state.to_move == side:
+                            if state not in chosen:
+                                chosen[state] = alphabeta(shallow, state, depth=depth).move
+                            indices: tuple[int, ...] = (chosen[state],)
+                        else:
+                            indices = _perfect_moves(state)
+                        games, lost = 0, None
+                        for i in indices:
+                            n, line = explore(game.result(state, moves[i]))
+                            games += n
+                            if line is not None and lost is None:
+                                lost = [game.describe_move(state, moves[i])] + line
+                        result = (games, lost)
+                    memo[state] = result
+                    return result
+
+                games, lost = explore(start)
+                out.append((side, start, games, lost))
+        return out
+
+    results = _run("playing with your evaluation function", play_all, time_limit)
+    total = sum(games for _, _, games, _ in results)
+    lost = [r for r in results if r[3] is not None]
     if lost:
-        side, start, history, _ = lost[0]
+        side, start, _, line = lost[0]
         raise CheckFailed(
-            f"searching {depth} moves deep with your evaluation function, you lost {len(lost)} of "
-            f"{len(games)} games against a perfect opponent (all can be drawn). For example, playing "
-            f"{side} from\n{start}\nthe game went: {', '.join(history)}. Value the threats that the "
-            "opponent can complete on its next move.")
-    print(f"playing {len(games)} games {depth} moves deep with your evaluation function against a "
-          "perfect opponent: no game lost.")
+            f"searching {depth} moves deep with your evaluation function, you can lose against a "
+            f"perfect opponent (all these games can be drawn): from {len(lost)} of the "
+            f"{len(results)} starts (the empty board and each first move, as X and as O). For "
+            f"example, playing {side} from\n{start}\nthe game went: {', '.join(line)}. Value the "
+            "threats that the opponent can complete on its next move.")
+    print(f"searching {depth} moves deep with your evaluation function, you never lose: {total} "
+          f"games, every game any perfect opponent can play against you from the empty board and "
+          "from each first move, as X and as O.")
 
 
 def check_best_case_formula(formula: Callable[[int, int], int], *, branching=range(2, 5),
@@ -376,3 +419,112 @@ def check_naive_drift(drift: Callable[[int, Any], Any], *, ms=range(1, 5), epsil
                     f"{fmt(eps)} apart.")
     print(f"your drift matches the naive rule's for m in {list(ms)} and epsilon in "
           f"{[fmt(e) for e in epsilons]}: it grows as m * epsilon.")
+
+
+#: The largest tree :func:`check_u_trap` accepts (nodes).
+TRAP_NODES = 200
+
+
+def choice_losses(game: Any, epsilon: Any) -> dict:
+    """What choosing Bounded Alpha-Beta's root move by ``L`` or by ``U`` loses, in true value.
+
+    Parameters
+    ----------
+    game : TreeGame
+        With a MAX root.
+    epsilon : number
+
+    Returns
+    -------
+    dict
+        ``children``: ``(index, L, U, true value)`` of every root child BAB searched;
+        ``value``: the root's minimax value; ``by_L``, ``by_U``: the child chosen by the
+        highest ``L`` (BAB's move) and by the highest ``U`` (first on ties);
+        ``loss_L``, ``loss_U``: how much less than the root's value each is worth.
+
+    Examples
+    --------
+    The move test of Assignment 4: by U one would take child 2, worth 3, one less
+    than the best, so within epsilon = 2.
+
+    >>> from course import parse_tree
+    >>> out = choice_losses(parse_tree({"tree": [[4, 1, 3], [7, 4, 8], [5, 3]],
+    ...                                 "bounds": [0, 9]}), 2)
+    >>> out["by_L"], out["loss_L"], out["by_U"], out["loss_U"]
+    (1, 0, 2, 1)
+    """
+    from ..search import bab, minimax
+
+    result = bab(game, epsilon=epsilon)
+    root = game.initial_state()
+    moves = list(game.moves(root))
+    children = [(i, lo, hi, minimax(game, game.result(root, moves[i])).value)
+                for i, lo, hi in result.children]
+    value = minimax(game).value
+    by_l = max(children, key=lambda c: (c[1], -c[0]))
+    by_u = max(children, key=lambda c: (c[2], -c[0]))
+    return {"children": children, "value": value, "by_L": by_l[0], "by_U": by_u[0],
+            "loss_L": value - by_l[3], "loss_U": value - by_u[3]}
+
+
+def check_u_trap(build: Callable[[Any], Any], *, epsilons=(1, 2),
+                 time_limit: float | None = DEFAULT_TIME_LIMIT) -> None:
+    """Check a student's trap: a tree on which choosing BAB's move by ``U`` loses more than epsilon.
+
+    ``build(epsilon)`` must return a tree as :func:`course.parse_tree` reads it, with
+    bounds (``{"tree": ..., "bounds": [vmin, vmax]}``) and a MAX root, such that Bounded
+    Alpha-Beta run with that epsilon, choosing the root child with the highest upper
+    bound ``U`` (the first on ties), picks a child whose minimax value is more than
+    epsilon below the root's.
+
+    Raises
+    ------
+    CheckFailed
+        If the tree cannot be read, has no bounds or a MIN root, is too big, or is no trap
+        for one of the epsilons (the message gives every root child's bounds and true value).
+    SearchCrashed, SearchTimeout
+        If ``build`` raises or is too slow.
+
+    Examples
+    --------
+    >>> check_u_trap(lambda eps: {"tree": [[10 * eps], [11 * eps, 0]], "bounds": [0, 12 * eps]})
+    your trap works for epsilon = 1, 2: BAB's move by U loses more than epsilon (by L: never).
+    """
+    from ..errors import CourseError
+    from ..game import Player
+    from ..trees import TreeGame, parse_tree
+
+    __tracebackhide__ = True
+    for eps in epsilons:
+        spec = _run(f"u_trap({fmt(eps)})", lambda: build(eps), time_limit)
+        try:
+            game = parse_tree(spec)
+        except (CourseError, TypeError, ValueError, KeyError) as exc:
+            raise CheckFailed(f"u_trap({fmt(eps)}) returned something parse_tree cannot read: "
+                              f"{raised(exc, limit=200)}") from None
+        if not isinstance(game, TreeGame):
+            raise CheckFailed(f"u_trap({fmt(eps)}) must return a tree for parse_tree")
+        if not all(isinstance(b, Real) and math.isfinite(b) for b in (game.vmin, game.vmax)) \
+                or not (isinstance(spec, dict) and "bounds" in spec):
+            raise CheckFailed(f"u_trap({fmt(eps)}): give the tree bounds, "
+                              '{"tree": ..., "bounds": [vmin, vmax]}: BAB needs them')
+        if game.root.size > TRAP_NODES:
+            raise CheckFailed(f"u_trap({fmt(eps)}): your tree has {game.root.size} nodes; a trap "
+                              f"needs far fewer (at most {TRAP_NODES} are accepted)")
+        if game.root.is_leaf or game.turn(game.initial_state()) is not Player.MAX:
+            raise CheckFailed(f"u_trap({fmt(eps)}): the root must be a MAX node")
+        out = choice_losses(game, eps)
+        if not out["loss_U"] > eps:
+            children = "; ".join(f"child {i}: [{fmt(lo)}, {fmt(hi)}], truly {fmt(v)}"
+                                 for i, lo, hi, v in out["children"])
+            searched = ""
+            if len(out["children"]) < len(game.root.children):
+                searched = (f" BAB searched only {len(out['children'])} of the root's "
+                            f"{len(game.root.children)} children (the root itself pruned).")
+            raise CheckFailed(
+                f"with epsilon = {fmt(eps)} your tree is no trap: choosing by U takes child "
+                f"{out['by_U']}, which loses {fmt(out['loss_U'])}, not more than epsilon.\n"
+                f"BAB's root children (the root is worth {fmt(out['value'])}): {children}."
+                + searched)
+    print(f"your trap works for epsilon = {', '.join(fmt(e) for e in epsilons)}: BAB's move by U "
+          "loses more than epsilon (by L: never).")

@@ -130,11 +130,12 @@ class Recording:
     """
 
     __slots__ = ("game", "_events", "_digest", "_reference", "_cls", "_originals", "_codes",
-                 "_root", "_estimate", "_notes")
+                 "_root", "_estimate", "_notes", "_inner")
 
     def __init__(self, game, events, digest, reference, cls, originals, root, estimate,
-                 notes=None) -> None:
+                 notes=None, inner=None) -> None:
         self.game = game
+        self._inner = inner
         self._notes = notes if notes is not None else {"terminal_evaluate": [], "regenerated": []}
         self._estimate = estimate
         self._events = events
@@ -173,6 +174,22 @@ class Recording:
         nothing.
         """
         return self._estimate
+
+    def state_function(self, fn: Callable[[Any], Any], name: str) -> Callable[[Any], Any]:
+        """``fn``, a function of the wrapped game's states, as a function of this game's states.
+
+        For the data an exercise hands a search beside the game (an error bound per node,
+        the moves a selective search keeps): ``wrapped(state)`` is ``fn`` of the state the
+        token stands for, and calling it records nothing.  ``name`` is how a wrong argument
+        is reported (``"error() was given ..., which is not a state of this game"``).
+        """
+        inner = self._inner
+
+        def wrapped(state: Any) -> Any:
+            return fn(inner(state, name))
+
+        wrapped.__name__ = name
+        return wrapped
 
     @property
     def reference_calls(self) -> tuple[str, ...]:
@@ -445,7 +462,7 @@ def instrument(
     originals = {name: InstrumentedGame.__dict__[name] for name in _METHODS}
     game_obj = InstrumentedGame()
     recording = Recording(game_obj, events, digest, reference, InstrumentedGame, originals, root_token,
-                          estimate, notes)
+                          estimate, notes, inner=lambda state, name: lookup(state, name).state)
 
     def peek(state: Any) -> Any:
         node = lookup(state, "utility")

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .rules import sync_rule_text
 from .course_dir import (CourseLayout, WorkflowError, course_config, course_layout, exchange_root,
                          gradebook, nbgrader_api, nbgrader_error, pick_assignments)
 
@@ -142,7 +143,8 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
         the committed release is up to date).
     log : callable, optional
         Receives a line for every "Points:" line of ``solutions/`` brought in line with
-        its cells' points (:func:`sync_points_line`).
+        its cells' points (:func:`sync_points_line`), and for every rules text brought in
+        line with the assignment's ``STRICT_RULE`` (:func:`course.grading.rules.sync_rule_text`).
 
     Returns
     -------
@@ -165,9 +167,10 @@ def release(root: str | os.PathLike = ".", *, assignment: str | None = None,
     written = []
     for name in pick_assignments(layout, assignment):
         for source in sorted((layout.source / name).glob("*.ipynb")):
-            changed = sync_points_line(source)
-            if changed and log is not None:
-                log(changed)
+            for sync in (sync_points_line, sync_rule_text):
+                changed = sync(source)
+                if changed and log is not None:
+                    log(changed)
         result = api.generate_assignment(name, force=True, create=True)
         if not result.get("success"):
             raise WorkflowError(f"nbgrader could not generate {name}: {nbgrader_error(result)}")

@@ -30,7 +30,7 @@ from pathlib import Path
 from ..errors import CourseError
 from ..grading.intake.roster import Roster, RosterError, read_roster
 
-__all__ = ["HUB_USERNAME_PATTERN", "HubRosterError", "HubSettings", "class_ids", "uid_min",
+__all__ = ["HUB_USERNAME_PATTERN", "HubRosterError", "HubSettings", "class_ids", "grader_ids", "uid_min",
            "ensure_accounts", "write_hub_settings", "read_hub_settings", "SETTINGS_DIR",
            "DEFAULT_IDLE_TIMEOUT"]
 
@@ -106,6 +106,38 @@ def class_ids(roster: Roster, instructor: str, *, first_uid: int | None = None) 
     return ids
 
 
+def grader_ids(names: list[str], instructor: str, students: list[str], *,
+               first_uid: int | None = None) -> list[str]:
+    """The teaching assistants' accounts, checked like the students' (and not a student).
+
+    >>> grader_ids(["tom"], "alice", ["ada"])
+    ['tom']
+    >>> grader_ids(["ada"], "alice", ["ada"])
+    Traceback (most recent call last):
+    ...
+    course.hub.classlist.HubRosterError: grader 'ada' is a student on the roster
+    """
+    first_uid = uid_min() if first_uid is None else first_uid
+    found = []
+    for name in names:
+        if HUB_USERNAME_PATTERN.fullmatch(name) is None:
+            raise HubRosterError(f"grader {name!r} cannot be a hub account (lowercase letters, digits, "
+                                 "_ . -, starting with a letter, at most 32 characters)")
+        if name == instructor:
+            raise HubRosterError(f"grader {name!r} is the instructor (who grades anyway)")
+        if name in students:
+            raise HubRosterError(f"grader {name!r} is a student on the roster")
+        try:
+            uid = pwd.getpwnam(name).pw_uid
+        except KeyError:
+            uid = None
+        if uid is not None and uid < first_uid:
+            raise HubRosterError(f"grader {name!r} is a system account (uid {uid} < {first_uid})")
+        if name not in found:
+            found.append(name)
+    return found
+
+
 def _tool(name: str) -> str:
     return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin:/usr/bin:/bin") or name
 
@@ -174,6 +206,11 @@ class HubSettings:
     roster: Path
     public_url: str = ""
     idle_timeout: int = DEFAULT_IDLE_TIMEOUT
+    graders: tuple[str, ...] = ()
+    """Teaching assistants: they grade by hand in the graders' formgrader, nothing else."""
+    subdomains: bool = True
+    """One subdomain per user (``USER.hub.example.org``): the only way JupyterHub keeps users' pages
+    apart.  Off only for a class whose students are all trusted (``setup --no-subdomains``)."""
 
     def students(self) -> list[str]:
         """The roster's ids, read and checked now (so a restart picks up a changed roster)."""
@@ -181,7 +218,8 @@ class HubSettings:
 
 
 def write_hub_settings(config_dir: str | os.PathLike, instructor: str, roster: Roster, *,
-                       public_url: str = "", idle_timeout: int = DEFAULT_IDLE_TIMEOUT) -> HubSettings:
+                       public_url: str = "", idle_timeout: int = DEFAULT_IDLE_TIMEOUT,
+                       graders: tuple[str, ...] | list[str] = (), subdomains: bool = True) -> HubSettings:
     """Write the hub's copy of the roster and ``hub.json`` into ``config_dir/course-hub/`` (root's)."""
     folder = Path(config_dir) / SETTINGS_DIR
     folder.mkdir(parents=True, exist_ok=True)
@@ -193,10 +231,11 @@ def write_hub_settings(config_dir: str | os.PathLike, instructor: str, roster: R
     with os.fdopen(fd, "wb") as handle:
         handle.write(Path(roster.path).read_bytes())
     os.replace(tmp, copy)
-    settings = HubSettings(instructor, copy, public_url, int(idle_timeout))
+    settings = HubSettings(instructor, copy, public_url, int(idle_timeout), tuple(graders), bool(subdomains))
     (folder / "hub.json").write_text(json.dumps(
         {"instructor": instructor, "roster": str(copy), "public_url": public_url,
-         "idle_timeout": int(idle_timeout)}, indent=2) + "\n", encoding="utf-8")
+         "idle_timeout": int(idle_timeout), "graders": list(graders), "subdomains": bool(subdomains)},
+        indent=2) + "\n", encoding="utf-8")
     os.chmod(folder / "hub.json", 0o644)
     return settings
 
@@ -216,9 +255,13 @@ def read_hub_settings(config_dir: str | os.PathLike) -> HubSettings:
         raise HubRosterError(f"{path} is missing: run `python -m course.hub setup --instructor NAME "
                              "--roster roster.csv` first") from None
     settings = HubSettings(data["instructor"], Path(data["roster"]), data.get("public_url", ""),
-                           int(data.get("idle_timeout", DEFAULT_IDLE_TIMEOUT)))
+                           int(data.get("idle_timeout", DEFAULT_IDLE_TIMEOUT)),
+                           tuple(data.get("graders", ())), bool(data.get("subdomains", False)))
     try:
-        settings.students()
+        grader_ids(list(settings.graders), settings.instructor, settings.students())
     except RosterError as exc:
         raise HubRosterError(str(exc)) from None
+    if settings.subdomains and not settings.public_url:
+        raise HubRosterError(f"{path}: subdomains need the hub's public address: run setup with "
+                             "--public-url https://hub.example.org/")
     return settings

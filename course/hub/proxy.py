@@ -25,7 +25,7 @@ HUB_LISTEN = "127.0.0.1:8000"
 
 
 def nginx_site(server_name: str, certificate: str, key: str, *, upstream: str = HUB_LISTEN,
-               listen: str = "443", redirect_http: bool = True) -> str:
+               listen: str = "443", redirect_http: bool = True, subdomains: bool = True) -> str:
     """An nginx ``sites-available`` file: TLS for ``server_name``, forwarding to the hub.
 
     Parameters
@@ -33,25 +33,32 @@ def nginx_site(server_name: str, certificate: str, key: str, *, upstream: str = 
     server_name : str
         The hub's public host name (``hub.example.org``).
     certificate, key : str
-        The certificate chain and its private key (PEM files nginx can read).
+        The certificate chain and its private key (PEM files nginx can read); with
+        ``subdomains``, a wildcard certificate for ``server_name`` and ``*.server_name``.
     upstream : str
         Where the hub's proxy listens (:data:`HUB_LISTEN`).
     listen : str
         nginx's TLS address (``443``, or ``127.0.0.1:8443`` in the tests).
     redirect_http : bool
         Also answer plain http on port 80 with a redirect to https.
+    subdomains : bool
+        Also answer every subdomain of ``server_name`` (each user's server has its own:
+        ``alice.hub.example.org``; ``JupyterHub.subdomain_host``).
 
     Examples
     --------
     >>> site = nginx_site("hub.example.org", "/etc/ssl/hub/fullchain.pem", "/etc/ssl/hub/key.pem")
     >>> "proxy_set_header Upgrade $http_upgrade;" in site, "ssl_protocols TLSv1.2 TLSv1.3;" in site
     (True, True)
+    >>> "server_name hub.example.org *.hub.example.org;" in site
+    True
     """
+    names = f"{server_name} *.{server_name}" if subdomains else server_name
     redirect = (
         "server {\n"
         "    listen 80;\n"
         "    listen [::]:80;\n"
-        f"    server_name {server_name};\n"
+        f"    server_name {names};\n"
         "    return 301 https://$host$request_uri;\n"
         "}\n\n") if redirect_http else ""
     ipv6 = f"    listen [::]:{listen} ssl;\n" if listen.isdigit() else ""
@@ -69,7 +76,7 @@ map $http_upgrade $connection_upgrade {{
 
 {redirect}server {{
     listen {listen} ssl;
-{ipv6}    server_name {server_name};
+{ipv6}    server_name {names};
 
     ssl_certificate     {certificate};
     ssl_certificate_key {key};

@@ -28,7 +28,7 @@ from .iterative import (BoundsEntry, DeepeningResult, Entry, Flag, Transposition
 from .horizon import decision_table, eval_transformation_example, transform_values
 from .minimax import expectimax, minimax
 from .ordering import ORDERINGS
-from .result import NodeRecord, SearchResult, Trace, TraceEvent
+from .result import ChildResult, NodeRecord, SearchResult, Trace, TraceEvent
 from .selective import selective
 from .star2 import star2
 
@@ -45,7 +45,7 @@ ALGORITHMS = {
 
 __all__ = [
     "minimax", "expectimax", "alphabeta", "naive_epsilon", "star1", "star2", "bab", "selective",
-    "SearchResult", "Trace", "TraceEvent", "NodeRecord", "ORDERINGS", "ALGORITHMS",
+    "SearchResult", "ChildResult", "Trace", "TraceEvent", "NodeRecord", "ORDERINGS", "ALGORITHMS",
     "transform_values", "decision_table", "eval_transformation_example",
     "iterative_deepening", "alphabeta_tt", "bab_tt", "TranspositionTable", "Entry", "BoundsEntry",
     "Flag", "DeepeningResult",

@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import BoundsError, ChanceNodeError, ParameterError
 from ..game import Game, Path, Player
 from .ordering import make_orderer
-from .result import SearchResult, Trace, TraceEvent
+from .result import ChildResult, SearchResult, Trace, TraceEvent
 
 
 class _Expand:
@@ -72,7 +72,7 @@ class SearchContext:
         self.expanded = 0
         self.leaves: list[Path] = []
         self.events: list[TraceEvent] | None = [] if trace else None
-        self.root_children: list[tuple[int, float, float]] = []
+        self.root_children: list[ChildResult] = []      # see course.search.result
         self.orderer = make_orderer(order, game, seed=seed, leaf_value=self.leaf_value_or_none,
                                     estimate=self.static_value)
         self.leaf = self._leaf_rule()
@@ -233,8 +233,11 @@ def check_epsilon(epsilon: Any) -> float:
     return epsilon
 
 
-def first_best(children: list[tuple[int, float, float]], player: Player, *, by: str) -> int | None:
-    """The root move: the first searched child with the best ``by`` (lower/upper) value."""
+def first_best(children: list, player: Player, *, by: str) -> int | None:
+    """The root move: the first searched child with the best ``by`` (lower/upper) value.
+
+    ``children`` are ``(index, lower, upper)`` triples or :class:`ChildResult`\\ s.
+    """
     if player is Player.CHANCE or not children:
         return None
     key = 1 if by == "lower" else 2

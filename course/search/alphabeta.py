@@ -35,7 +35,7 @@ from typing import Any
 from ..errors import ParameterError
 from ..game import Game, Path, Player
 from ._context import EXPAND, SearchContext, check_epsilon, first_best
-from .result import SearchResult
+from .result import ChildResult, SearchResult
 
 __all__ = ["alphabeta", "naive_epsilon"]
 
@@ -171,21 +171,40 @@ def _search(name: str, ctx: SearchContext, state: Any, *, epsilon: float | None,
     naive = epsilon is not None
     leaf, expand, result = ctx.leaf, ctx.expand, game.result
     events, emit, root_children = ctx.events, ctx.emit, ctx.root_children
+    returned: list[tuple[int, float, float]] = []   # root children's returned numbers: the move
+    leaves = ctx.leaves
+    # What is known about the node value() last returned (naive rule only): its returned number
+    # need not be a bound, so the bounds are carried up from the leaves (see known_bounds).
+    known = [0.0, 0.0]
 
     def value(state: Any, path: Path, depth: int, alpha: float, beta: float) -> float:
         v = leaf(state, path, depth)
         if v is not EXPAND:
+            if naive:
+                known[0] = known[1] = v
             return v
         player, moves, _, order = expand(state, path)
         is_max = player is Player.MAX
         if events is not None:
             emit("enter", path, player=player.value, alpha=alpha, beta=beta)
         v = -INF if is_max else INF
+        low = high = v                       # naive: max (min) of the children's known bounds
         last = len(order) - 1
         for k, index in enumerate(order):
             child_value = value(result(state, moves[index]), path + (index,), depth + 1, alpha, beta)
+            if naive:
+                if is_max:
+                    low, high = max(low, known[0]), max(high, known[1])
+                else:
+                    low, high = min(low, known[0]), min(high, known[1])
             if not path:
-                root_children.append((index, child_value, child_value))
+                returned.append((index, child_value, child_value))
+                if naive:
+                    root_children.append(ChildResult(index, known[0], known[1]))
+                elif leaves and leaves[-1] == (index,):      # a leaf: its value, whatever the window
+                    root_children.append(ChildResult(index, child_value, child_value))
+                else:
+                    root_children.append(ChildResult.fail_soft(index, child_value, alpha, beta))
             # v = max(v, child) at MAX, min(v, child) at MIN (written out: the same comparisons)
             if child_value > v if is_max else child_value < v:
                 v = child_value
@@ -223,9 +242,11 @@ def _search(name: str, ctx: SearchContext, state: Any, *, epsilon: float | None,
                 break
         if events is not None:
             emit("exit", path, alpha=alpha, beta=beta, lower=v, upper=v)
+        if naive:                            # skipped children: no upper (lower) bound at MAX (MIN)
+            known[0], known[1] = (low, INF if cut else high) if is_max else (-INF if cut else low, high)
         return v
 
     root = game.initial_state() if state is None else state
     v = value(root, (), 0, -INF, INF)
-    move = first_best(root_children, game.turn(root), by="lower") if root_children else None
+    move = first_best(returned, game.turn(root), by="lower") if returned else None
     return ctx.result(name, v, v, move, epsilon=epsilon)

@@ -1,4 +1,4 @@
-"""Bounded Alpha-Beta (BAB) and Star1 (*-minimax): pruning with bounds, with or without chance.
+"""Bounded Alpha-Beta (BAB) and Star1: pruning with bounds, with or without chance.
 
 Atzmon, Stern & Saffidine (2018, Algorithm 1) keep, for every node ``n``,
 bounds ``L(n) <= V(n) <= U(n)`` on its value, starting from the game's known
@@ -36,9 +36,11 @@ The extracted pseudocode prints the pruning test as ``beta < alpha + eps``;
 the paper's text ("prunes states whenever beta <= alpha + eps") and its claim
 that epsilon = 0 is standard alpha-beta both need ``<=``, which is used here.
 
-With epsilon = 0 this is Star1, Ballard's *-minimax (Hauk, Buro & Schaeffer
-2004): on trees without chance it evaluates the same leaves as alpha-beta,
-except that a leaf equal to vmin or vmax can trigger extra, still safe, cuts.
+With epsilon = 0 this is Star1, the basic member of Ballard's (1983)
+*-minimax family (rediscovered by Hauk, Buro & Schaeffer 2004; Star2, the
+member that probes first, is :func:`course.search.star2`): on trees without
+chance it evaluates the same leaves as alpha-beta, except that a leaf equal
+to vmin or vmax can trigger extra, still safe, cuts.
 
 ``strict=True`` prunes only when ``beta < alpha + epsilon`` (the pseudocode's
 printed test): with epsilon = 0 that is the strict rule of
@@ -60,7 +62,7 @@ from ..trees import TreeGame
 from ._context import EXPAND, SearchContext, check_epsilon, first_best
 from .alphabeta import _check_strict
 from .chance import ChanceBounds
-from .result import SearchResult
+from .result import ChildResult, SearchResult
 
 __all__ = ["bab", "star1"]
 
@@ -150,7 +152,7 @@ def star1(
     trace: bool = False,
     strict: bool = False,
 ) -> SearchResult:
-    r"""Star1 (\*-minimax): :func:`bab` with ``epsilon = 0``, the exact value with safe pruning.
+    r"""Star1, the basic \*-minimax search: :func:`bab` with ``epsilon = 0``, the exact value.
 
     Takes the parameters of :func:`bab` other than ``epsilon`` (``strict``
     included: with it, prune only when ``beta < alpha``).
@@ -210,16 +212,15 @@ def _run(name, game, state, *, epsilon, vmin, vmax, trace, strict=False, **optio
         # max(a, b) and min(a, b) are written out below as the same comparisons (max keeps a
         # unless b > a), which keeps every number, and its type, exactly as the pseudocode's.
         for k, index in enumerate(order):                  # line 11
-            if probabilities is not None:                  # the child's window, lines 9-10 (C6)
-                q = chance.weight(k)
-                child_alpha = max(vmin, (alpha - U) / q + vmax)
-                child_beta = min(vmax, (beta - L) / q + vmin)
+            if probabilities is not None:                  # the child's window, lines 9-10 (C6),
+                # exact for the node's own arithmetic (see course.search.chance)
+                child_alpha, child_beta = chance.window(alpha, beta, L, U)
             else:                                          # lines 7-8 (C5)
                 child_alpha, child_beta = alpha, beta
             Lc, Uc = search(result(state, moves[index]), path + (index,), depth + 1,
                             child_alpha, child_beta)       # line 12
             if not path:
-                root_children.append((index, Lc, Uc))
+                root_children.append(ChildResult(index, Lc, Uc))
             if is_max:                                     # lines 13-15
                 if Uc > best_U:
                     best_U = Uc                            # best_U = max(best_U, U(c))

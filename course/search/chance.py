@@ -36,6 +36,24 @@ in floating point as in exact arithmetic, by induction over the tree:
 ``L <= U``: a search never returns crossed bounds, and where Star1's bounds
 meet they equal expectimax's value bit for bit.
 
+The child's window (condition C6) must match this arithmetic exactly.  C6
+says: if child ``k`` turns out to be worth at most ``alpha_k``, the node's
+``U`` falls to ``alpha`` or below and the node can be cut.  In exact
+arithmetic ``alpha_k = (alpha - U) / q_k + vmax`` is that threshold; computed
+in floating point it can be one rounding too high, and then the child cuts
+although the node's own rounded ``U`` stays above ``alpha``: the node goes on,
+and returns bounds that are neither within ``epsilon`` of each other nor
+outside its window (the root's ``U`` ended ``3.0000000000000004`` with
+``L = 3`` at ``epsilon = 0``).  So :meth:`ChanceBounds.window` takes the
+formula's value and, when the numbers are floats and the node's own
+computation with that child bound would not reach ``alpha``, moves it down to
+the largest float that does (and ``beta_k`` up to the smallest float that
+reaches ``beta``).  The window is then exactly the set of child bounds for
+which the node's computed ``L`` and ``U`` cut, whatever the rounding: a child
+that fails low makes the node's ``U <= alpha``, one that fails high makes
+``L >= beta``, and the window is never empty while the node's is not.  With
+exact numbers the formula is exact and nothing moves.
+
 The fast path of :mod:`course.experiments.fast` inlines exactly this rule.
 
 Examples
@@ -56,11 +74,12 @@ Fraction(14, 1)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import struct
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["chance_value", "ChanceBounds"]
+__all__ = ["chance_value", "ChanceBounds", "fit_window"]
 
 
 def _exact(x: Any) -> bool:
@@ -83,6 +102,128 @@ def clamp(x: Any, lo: Any, hi: Any) -> Any:
     if x > hi:
         return hi
     return x
+
+
+def _ordinal(x: float) -> int:
+    """Floats in order as integers: consecutive floats get consecutive integers."""
+    bits = struct.unpack("<Q", struct.pack("<d", x))[0]
+    return bits if bits < 1 << 63 else -(bits - (1 << 63))
+
+
+def _from_ordinal(n: int) -> float:
+    bits = n if n >= 0 else (-n) | (1 << 63)
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+def _last_true(pred: Callable[[Any], bool], good: Any, bad: float) -> Any:
+    """The largest float in ``[good, bad)`` where ``pred`` holds (``pred`` true, then false)."""
+    lo, hi = _ordinal(float(good)), _ordinal(bad)
+    best = good
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        x = _from_ordinal(mid)
+        if pred(x):
+            lo, best = mid, x
+        else:
+            hi = mid
+    return best
+
+
+def _first_true(pred: Callable[[Any], bool], bad: float, good: Any) -> Any:
+    """The smallest float in ``(bad, good]`` where ``pred`` holds (``pred`` false, then true)."""
+    lo, hi = _ordinal(bad), _ordinal(float(good))
+    best = good
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        x = _from_ordinal(mid)
+        if pred(x):
+            hi, best = mid, x
+        else:
+            lo = mid
+    return best
+
+
+def bound_after(probabilities: Sequence[Any], total: Any, k: int, t: Any, s: Any, lo: Any,
+                hi: Any, fill: Any) -> Any:
+    """A chance node's ``L`` (or ``U``) if child ``k`` returned ``t`` (as :class:`ChanceBounds`).
+
+    ``s`` is the sum over the children before ``k`` (``p * L(c)`` or ``p * U(c)``),
+    ``lo`` and ``hi`` their smallest and largest bound (None when ``k == 0``),
+    ``fill`` is ``vmin`` (for ``L``) or ``vmax`` (for ``U``): the same operations
+    in the same order as :meth:`ChanceBounds.add` followed by :meth:`ChanceBounds.bounds`
+    (which, with exact numbers, adds the unexplored children's weight at once: exact sums do
+    not depend on the order of their terms, so the number is the same).
+    """
+    s += probabilities[k] * t
+    if k == 0:
+        lo = hi = t
+    else:
+        lo, hi = min(lo, t), max(hi, t)
+    if k + 1 < len(probabilities):
+        for p in probabilities[k + 1:]:
+            s += p * fill
+        lo, hi = min(lo, fill), max(hi, fill)
+    return clamp(normalise(s, total), lo, hi)
+
+
+def fit_window(
+    child_alpha: Any,
+    child_beta: Any,
+    alpha: Any,
+    beta: Any,
+    upper_after: Callable[[Any], Any],
+    lower_after: Callable[[Any], Any],
+    vmin: Any,
+    vmax: Any,
+) -> tuple[Any, Any]:
+    """C6's child window made exact for the node's own (floating-point) arithmetic.
+
+    Parameters
+    ----------
+    child_alpha, child_beta : number
+        The window C6's formula gives the next child.
+    alpha, beta : number
+        The chance node's window now.
+    upper_after, lower_after : callable
+        The node's ``U`` (``L``) as it would be computed if the next child
+        returned the upper (lower) bound ``t``; non-decreasing in ``t``.
+    vmin, vmax : number
+        Bounds on every utility.
+
+    Returns
+    -------
+    (child_alpha, child_beta)
+        Unchanged when both are exact numbers, or when the node's computation
+        with them reaches ``alpha`` (``beta``); otherwise ``child_alpha`` is the
+        largest float with ``upper_after(child_alpha) <= alpha`` (``vmin`` if
+        none) and ``child_beta`` the smallest with ``lower_after(child_beta) >= beta``
+        (``vmax`` if none).
+
+    Examples
+    --------
+    Weights 0.6 and 0.4 and vmax = 6: after the first child returns ``U = 1``
+    the node's ``U`` is ``0.6 * 1 + 0.4 * 6``, which rounds to
+    ``3.0000000000000004``, above ``alpha = 3``, although the formula's
+    threshold ``(3 - 6) / 0.6 + 6`` is 1.
+
+    >>> bounds = ChanceBounds([0.6, 0.4], 0, 6)
+    >>> (3 - 6) / 0.6 + 6, bounds.upper_after(1)
+    (1.0, 3.0000000000000004)
+    >>> a, b = bounds.window(3, 6, 0, 6)
+    >>> a < 1, bounds.upper_after(a) <= 3
+    (True, True)
+    """
+    if isinstance(child_alpha, float) and child_alpha > vmin and upper_after(child_alpha) > alpha:
+        if upper_after(vmin) > alpha:
+            child_alpha = vmin
+        else:
+            child_alpha = _last_true(lambda t: upper_after(t) <= alpha, vmin, child_alpha)
+    if isinstance(child_beta, float) and child_beta < vmax and lower_after(child_beta) < beta:
+        if lower_after(vmax) < beta:
+            child_beta = vmax
+        else:
+            child_beta = _first_true(lambda t: lower_after(t) >= beta, child_beta, vmax)
+    return child_alpha, child_beta
 
 
 def chance_value(probabilities: Sequence[Any], values: Sequence[Any]) -> Any:
@@ -143,6 +284,30 @@ class ChanceBounds:
     def weight(self, k: int) -> Any:
         """The normalised probability of child ``k`` (what condition C6 divides by)."""
         return normalise(self.probabilities[k], self.total)
+
+    def window(self, alpha: Any, beta: Any, lower: Any, upper: Any) -> tuple[Any, Any]:
+        """The next child's window (C6), given the node's window and its bounds ``(L, U)`` now.
+
+        ``max(vmin, (alpha - U) / q + vmax)`` and ``min(vmax, (beta - L) / q + vmin)``,
+        with ``q`` the child's normalised probability, made exact for this
+        node's arithmetic by :func:`fit_window` (see the module notes).
+        """
+        vmin, vmax = self.vmin, self.vmax
+        q = self.weight(self.k)
+        child_alpha = max(vmin, (alpha - upper) / q + vmax)
+        child_beta = min(vmax, (beta - lower) / q + vmin)
+        return fit_window(child_alpha, child_beta, alpha, beta, self.upper_after,
+                          self.lower_after, vmin, vmax)
+
+    def upper_after(self, t: Any) -> Any:
+        """The node's ``U`` if the next child returned the upper bound ``t`` (as :meth:`add`)."""
+        return bound_after(self.probabilities, self.total, self.k, t, self.sum_U,
+                           self.lo_U, self.hi_U, self.vmax)
+
+    def lower_after(self, t: Any) -> Any:
+        """The node's ``L`` if the next child returned the lower bound ``t`` (as :meth:`add`)."""
+        return bound_after(self.probabilities, self.total, self.k, t, self.sum_L,
+                           self.lo_L, self.hi_L, self.vmin)
 
     def bounds(self) -> tuple[Any, Any]:
         """``(L, U)`` now (``(vmin, vmax)`` before any child returned)."""

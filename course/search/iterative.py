@@ -72,7 +72,7 @@ from ._context import EXPAND, SearchContext, check_epsilon, check_utility_bounds
 from .alphabeta import alphabeta
 from .bab import bab
 from .chance import ChanceBounds
-from .result import SearchResult, Trace
+from .result import ChildResult, SearchResult, Trace
 
 __all__ = [
     "Flag",
@@ -316,6 +316,8 @@ def alphabeta_tt(
     limit = INF if depth is None else depth
     leaf, expand, result = ctx.leaf, ctx.expand, game.result
     events, emit, root_children = ctx.events, ctx.emit, ctx.root_children
+    returned: list[tuple[int, Any, Any]] = []    # root children's returned numbers: the move
+    leaves = ctx.leaves
 
     def value(state: Any, path: Path, d: int, alpha: Any, beta: Any) -> Any:
         v = leaf(state, path, d)
@@ -353,7 +355,11 @@ def alphabeta_tt(
         for k, index in enumerate(order):
             child_value = value(result(state, moves[index]), path + (index,), d + 1, alpha, beta)
             if not path:
-                root_children.append((index, child_value, child_value))
+                returned.append((index, child_value, child_value))
+                if leaves and leaves[-1] == (index,):        # a leaf: its value, whatever the window
+                    root_children.append(ChildResult(index, child_value, child_value))
+                else:                                        # the window it was called with
+                    root_children.append(ChildResult.fail_soft(index, child_value, alpha, beta))
             if child_value > v if is_max else child_value < v:
                 v, best = child_value, index
             cut = v >= beta if is_max else v <= alpha
@@ -379,7 +385,7 @@ def alphabeta_tt(
 
     root = game.initial_state() if state is None else state
     v = value(root, (), 0, -INF, INF)
-    move = first_best(root_children, game.turn(root), by="lower") if root_children else None
+    move = first_best(returned, game.turn(root), by="lower") if returned else None
     return ctx.result("alphabeta-tt", v, v, move)
 
 
@@ -477,16 +483,14 @@ def bab_tt(
             emit("enter", path, player=player.value, alpha=alpha, beta=beta, lower=L, upper=U)
         last = len(order) - 1
         for k, index in enumerate(order):
-            if probabilities is not None:              # C6
-                q = chance.weight(k)
-                child_alpha = max(vmin, (alpha - U) / q + vmax)
-                child_beta = min(vmax, (beta - L) / q + vmin)
+            if probabilities is not None:              # C6, see course.search.chance
+                child_alpha, child_beta = chance.window(alpha, beta, L, U)
             else:                                      # C5
                 child_alpha, child_beta = alpha, beta
             Lc, Uc = search(result(state, moves[index]), path + (index,), d + 1,
                             child_alpha, child_beta)
             if not path:
-                root_children.append((index, Lc, Uc))
+                root_children.append(ChildResult(index, Lc, Uc))
             if is_max:
                 if Uc > best_U:
                     best_U = Uc

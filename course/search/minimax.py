@@ -16,7 +16,7 @@ from typing import Any
 from ..game import Game, Path, Player
 from ._context import EXPAND, SearchContext, first_best
 from .chance import ChanceBounds, chance_value
-from .result import SearchResult
+from .result import ChildResult, SearchResult
 
 __all__ = ["minimax", "expectimax"]
 
@@ -137,7 +137,7 @@ def _run(name, game, state, *, allow_chance, trace, **options) -> SearchResult:
         for index in order:
             child_value = value(result(state, moves[index]), path + (index,), depth + 1)
             if not path:
-                root_children.append((index, child_value, child_value))
+                root_children.append(ChildResult(index, child_value, child_value))
             if probabilities is not None:
                 if events is None:
                     values.append(child_value)

@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import ParameterError
 from ..game import Game, Path, Player
 from ._context import EXPAND, SearchContext, first_best
-from .result import SearchResult
+from .result import ChildResult, SearchResult
 
 __all__ = ["selective"]
 
@@ -107,7 +107,7 @@ def selective(
         for index, move, _ in children:
             child_value = value(game.result(state, move), path + (index,), level + 1)
             if not path:
-                ctx.root_children.append((index, child_value, child_value))
+                ctx.root_children.append(ChildResult(index, child_value, child_value))
             if v is None or (child_value > v if player is Player.MAX else child_value < v):
                 v = child_value
             if ctx.events is not None:

@@ -97,7 +97,7 @@ from ..game import Game, Path, Player
 from ._context import EXPAND, SearchContext, check_utility_bounds, first_best
 from .alphabeta import _check_strict
 from .chance import chance_value, normalise
-from .result import SearchResult
+from .result import ChildResult, SearchResult
 
 __all__ = ["star2"]
 
@@ -277,7 +277,7 @@ class _Star2:
             if k == 0:
                 first = (index, Lc, Uc)
             if not path and not probe:
-                ctx.root_children.append((index, Lc, Uc))
+                ctx.root_children.append(ChildResult(index, Lc, Uc))
             if is_max:
                 if Uc > best_U:
                     best_U = Uc
@@ -365,7 +365,7 @@ class _Star2:
             Lc, Uc = self.search(game.result(state, moves[index]), path + (index,), depth + 1,
                                  child_alpha, child_beta, known=firsts.get(k))
             if not path:
-                ctx.root_children.append((index, Lc, Uc))
+                ctx.root_children.append(ChildResult(index, Lc, Uc))
             lows[k], highs[k] = max(lows[k], Lc), min(highs[k], Uc)
             L, U = chance_value(probs, lows), chance_value(probs, highs)
             if not alpha > L:

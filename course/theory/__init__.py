@@ -21,7 +21,8 @@ Modules
   :func:`notes_recurrence`, :func:`minimal_tree_counts`, :func:`iterative_deepening_overhead`,
   :func:`characteristic_roots`, :func:`sqrt_b_bound`, :func:`random_order_estimate`.
 * :mod:`course.theory.selective`, Chen's decision-error bounds:
-  :func:`backup_error_bound`, :func:`decision_error_bound`, :func:`nodes_generated`
+  :func:`backup_error_bound`, :func:`decision_error_bound`, :func:`nodes_generated`,
+  :func:`interval_backup`, :func:`decision_error_guarantee`
   (the compact array layout itself is :class:`course.games.ChenTree`).
 * :mod:`course.theory.chance`, chance nodes: :func:`chance_bounds` (condition C3),
   :func:`chance_child_window` (condition C6, lines 9-10 of Algorithm 1).
@@ -91,7 +92,8 @@ from .counts import (
     random_order_estimate,
     sqrt_b_bound,
 )
-from .selective import backup_error_bound, decision_error_bound, nodes_generated
+from .selective import (backup_error_bound, decision_error_bound, decision_error_guarantee,
+                        interval_backup, nodes_generated)
 
 __all__ = [*counts.__all__, *selective.__all__, *chance.__all__]
 

@@ -162,7 +162,8 @@ def chance_pruning_explorer(
     References
     ----------
     CS 520, *alpha-beta Pruning with Chance* (seed 002), equations 11-18;
-    Ballard's ``*-minimax`` as Star1 in Atzmon et al. (2018), seed 000.
+    B. W. Ballard (1983): Star1, the basic member of the ``*-minimax`` family;
+    Atzmon et al. (2018), seed 000, build their conditions C1-C6 on it.
     """
     return ChancePruningExplorer(p_c1_a1=p_c1_a1, p_c1_a2=p_c1_a2, u_a1_c1=u_a1_c1, u_a1_c2=u_a1_c2,
                                  u_a2_c1=u_a2_c1, u_a2_c2=u_a2_c2)

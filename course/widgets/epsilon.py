@@ -127,8 +127,9 @@ class EpsilonExplorer(Explorer):
         note = ""
         if eps == 0:
             chance = any(n.kind == "chance" for n in game.root.iter_nodes())
-            note = ("<p>ε = 0: BAB is Star1 (*-minimax), exact and safe"
-                    + ("." if chance else "; on this tree without chance nodes it prunes as alpha-beta does.")
+            note = ("<p>ε = 0: BAB is Star1 (the basic *-minimax search), exact and safe"
+                    + ("." if chance else "; on this tree without chance nodes it prunes as "
+                       "alpha-beta does, plus safe cuts where a leaf reaches vmin or vmax.")
                     + "</p>")
         table = "".join(f"<tr><td>{k}</td><td><b>{v}</b></td></tr>" for k, v in rows)
         return picture, f"<table>{table}</table>{note}"

@@ -85,11 +85,13 @@ class PlayWidget(widgets.VBox):
         self._advance(after=f"You played {legal[index][1]}. ")
 
     def new_game(self, human: Any = None) -> None:
-        """Start again (optionally changing sides): the machine moves at once if it starts."""
+        """Start again (optionally changing sides), with new dice: the machine moves at once if
+        it starts.  The match goes on (its next game's seed, :attr:`Match.game_seed`)."""
         if human is not None:
+            old = self.match
             try:
-                self.match = Match(self.match.game, self.match.machine, human=human,
-                                   seed=self.match.seed)
+                self.match = Match(old.game, old.machine, human=human, seed=old.seed)
+                self.match.games = old.games          # the match's next game: new dice
             except CourseError as exc:
                 self.error = str(exc)
         self.match.new_game()
@@ -285,4 +287,5 @@ def _pig_scores(m: Match, human: str) -> list:
     rolls = [line for line in m.log if line.startswith("Die:")]
     if rolls:
         rows.append(["Last roll", rolls[-1][5:].rstrip(".")])
+    rows.append(["Dice seed (replay: seed=…)", m.game_seed])
     return rows

@@ -11,8 +11,10 @@ from ..draw import describe_event, draw_tree
 from ..errors import ParameterError
 from ..game import Game
 from ..search import ALGORITHMS
+from ..search.result import KnownBounds
 from ..trees import TreeGame
-from ._common import Explorer, as_tree
+from ._common import Explorer, as_tree, fmt
+from .live_line import LiveLine
 from .player import Player
 
 __all__ = ["StepThrough", "step_through"]
@@ -30,8 +32,10 @@ class StepThrough(Explorer):
         plays and pauses, and pausing keeps the step shown.
     previous, next : ipywidgets.Button
         One event back or forward.
-    event : ipywidgets.HTML
-        One line saying what the last event did.
+    event : LiveLine
+        One line saying what the last event did (``event.value``), announced to screen readers
+        at each step (a polite live region; the picture's own announcements are off, so the
+        widget has one).
     result : SearchResult
         The traced search being played.
     """
@@ -40,6 +44,8 @@ class StepThrough(Explorer):
         self.game = game
         self.result = result
         self.events = result.trace.events
+        tracker = KnownBounds(result.algorithm)       # what each exit event tells about its node
+        self._known = [tracker.add(event) for event in self.events]
         n = len(self.events)
         self.slider = widgets.IntSlider(value=0, min=0, max=n, description="step",
                                         continuous_update=True, layout=widgets.Layout(width="420px"))
@@ -52,9 +58,10 @@ class StepThrough(Explorer):
         self.next = widgets.Button(description="next ▶", layout=widgets.Layout(width="110px"))
         self.previous.on_click(lambda _: self.step(-1))
         self.next.on_click(lambda _: self.step(+1))
-        self.event = widgets.HTML()
+        self.event = LiveLine()
         self._pictures: dict[int, Any] = {}
         super().__init__([widgets.HBox([self.play, self.previous, self.next, self.slider]), self.event])
+        self.picture.announce = False         # the step line says what changed: one live region
         self.watch(self.slider)
         self.refresh()
 
@@ -63,15 +70,29 @@ class StepThrough(Explorer):
         self.slider.value = min(max(self.slider.value + delta, 0), self.slider.max)
 
     def describe(self, upto: int) -> str:
-        """The line shown after ``upto`` events."""
+        """The line shown (and announced) after ``upto`` events."""
+        return " ".join(self._line(upto)).strip()
+
+    def _line(self, upto: int) -> tuple[str, str]:
+        """``(what the step did, the rest)``: the step line's bold part and what follows it."""
+        n = len(self.events)
         if upto == 0:
-            return (f"Step 0 of {len(self.events)}: nothing searched yet. "
-                    "Press ▶ or <i>next</i> to start.")
+            return f"Step 0 of {n}: nothing searched yet.", "Press ▶ or next to start."
         event = self.events[upto - 1]
         node = self.game.node(event.path) if event.path is not None else None
         name = node.label if node is not None and node.label else None
-        text = html.escape(describe_event(event, index=upto - 1, name=name))
-        return f"<b>{text}</b> &nbsp; (of {len(self.events)} steps)"
+        text = describe_event(event, index=upto - 1, name=name, known=self._known[upto - 1])
+        detail = f"(of {n} steps)"
+        if upto == n:
+            detail += " " + self._finished()
+        return text, detail
+
+    def _finished(self) -> str:
+        result = self.result
+        outcome = (f"value {fmt(result.value)}" if result.value is not None
+                   else f"[{fmt(result.lower)}, {fmt(result.upper)}]")
+        return (f"Finished: {outcome}; {result.evaluated} leaves evaluated, "
+                f"{result.expanded} nodes expanded; root move {result.move}.")
 
     def compute(self):
         upto = self.slider.value
@@ -79,14 +100,8 @@ class StepThrough(Explorer):
         if picture is None:
             picture = draw_tree(self.game, self.result, upto=upto, title="")
             self._pictures[upto] = picture
-        self.event.value = self.describe(upto)
-        result = self.result
-        done = ""
-        if upto == len(self.events):
-            outcome = (f"value {result.value}" if result.value is not None
-                       else f"[{result.lower}, {result.upper}]")
-            done = (f"<p>Finished: {outcome}; {result.evaluated} leaves evaluated, "
-                    f"{result.expanded} nodes expanded; root move {result.move}.</p>")
+        self.event.say(*self._line(upto))
+        done = f"<p>{html.escape(self._finished())}</p>" if upto == len(self.events) else ""
         return picture, done
 
 

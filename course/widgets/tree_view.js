@@ -4,9 +4,12 @@
 // Python owns the picture (trait `dot`); this module owns the view: zoom and position, the
 // toolbar (fit, readable size, -, +), the legend, the dark-theme filter, and the transition
 // from one picture to the next (nodes glide to their new places).  A new `dot` is framed as
-// the reader last chose: the initial view again (fit when that keeps every label readable, else
-// readable and centred on the root), fit or readable after those buttons, or the same zoom and
-// position once they zoomed, panned or clicked a node.  A new `dot` whose layout is the one shown
+// the reader last chose: the initial view again (the whole picture, fitted), fit or readable
+// after those buttons, or the same zoom and position once they zoomed, panned or clicked a node.
+// A line under the toolbar says what the view shows whenever it is not the whole picture at a
+// readable size: an overview whose labels are too small to read (zoom to read), or a part of
+// the picture (pan or fit for the rest), so a tree cut at the pane's edges never passes for
+// the whole tree (issue 30).  A new `dot` whose layout is the one shown
 // (same nodes and edges, same sizes) is not laid out again: the SVG is restyled in place (see
 // "Restyling in place" below).  Viz.js comes with the widget state (see "Viz.js" below) and is
 // shared by every TreeView of the page.
@@ -89,6 +92,8 @@ const CSS = `
 .course-tree-view .ctv-bar button:hover { background: var(--jp-layout-color3, #e3e3e3); }
 .course-tree-view .ctv-zoom { min-width: 3.5em; text-align: right; font-variant-numeric: tabular-nums; }
 .course-tree-view .ctv-hint { color: var(--jp-ui-font-color2, #666); font-size: 12px; margin-left: 6px; }
+.course-tree-view .ctv-view-note { margin: 0 0 4px 0; font-size: 12px; font-style: italic;
+  color: var(--jp-ui-font-color1, #222); }
 .course-tree-view .ctv-port { position: relative; overflow: hidden; cursor: grab;
   border: 1px solid var(--jp-border-color2, #e0e0e0); background: white; touch-action: none; }
 .course-tree-view .ctv-port.ctv-dragging { cursor: grabbing; }
@@ -610,7 +615,11 @@ function render({ model, el }) {
   live.className = "ctv-sr";
   live.setAttribute("aria-live", "polite");
   live.setAttribute("role", "status");
-  root.append(style, bar, port, message, text, legend);
+  // What the view shows, when it is not the whole picture at a readable size (see the top).
+  const viewNote = document.createElement("p");
+  viewNote.className = "ctv-view-note";
+  viewNote.hidden = true;
+  root.append(style, bar, viewNote, port, message, text, legend);
   if (model.get("announce") !== false) root.append(live);
   el.appendChild(root);
   keepKeys(root);
@@ -809,7 +818,7 @@ function render({ model, el }) {
 
   const zoomText = document.createElement("span");
   zoomText.className = "ctv-zoom";
-  button("fit", "show the whole picture, or as much as stays readable (then pan for the rest)",
+  button("fit", "show the whole picture (its labels may then be too small to read: zoom in to read)",
          () => { mode = "fit"; frame(); });
   button("readable", "zoom so that every label is at least the readable size, root in view",
          () => { mode = "readable"; frame(); });
@@ -829,7 +838,7 @@ function render({ model, el }) {
     return model.get("max_height") || 480;
   }
   function readableZoom() {
-    return svg ? (model.get("min_label_px") || 10) / smallestFont(svg) : 1;
+    return svg ? (model.get("min_label_px") || 11) / smallestFont(svg) : 1;
   }
   function apply() {
     if (!svg) return;
@@ -837,6 +846,25 @@ function render({ model, el }) {
     svg.style.height = `${height * k}px`;
     svg.style.transform = `translate(${x}px, ${y}px)`;
     zoomText.textContent = `${Math.round(k * 100)}%`;
+    describeView();
+  }
+  // The line that says what the view shows: nothing when it is the whole picture at a readable
+  // size, else an overview too small to read, or a part of the picture.
+  function describeView() {
+    const least = model.get("min_label_px") || 11;
+    const px = smallestFont(svg) * k;
+    const w = portWidth();
+    const whole = x >= -1 && y >= -1 && x + width * k <= w + 1 && y + height * k <= portH + 1;
+    let note = "";
+    if (whole && px < least - 0.01) {
+      note = `Overview: the whole tree, its smallest labels ${px.toFixed(1)} px high, too small ` +
+             "to read. Zoom to read: “readable”, +, or click a part of the tree.";
+    } else if (!whole) {
+      note = "Part of the tree: drag or use the arrow keys to see the rest, or “fit” to see it whole.";
+    }
+    if (viewNote.textContent !== note) viewNote.textContent = note;
+    viewNote.hidden = !note;
+    root.dataset.view = !note ? "whole" : whole ? "overview" : "part";   // for tests
   }
   function setHeight(h) {
     portH = Math.round(Math.max(120, Math.min(maxHeight(), h)));
@@ -845,11 +873,9 @@ function render({ model, el }) {
   function fitZoom() {
     return Math.min((portWidth() - 2 * PAD) / width, (maxHeight() - 2 * PAD) / height, FIT_MAX);
   }
-  // Fit: the whole picture -- unless that would shrink a label below min_label_px: then the
-  // readable zoom, root in view, and the rest is reached by panning (drag, arrow keys), never
-  // text too small to read.  "−" still zooms out on request.
+  // Fit: the whole picture.  When that shrinks labels below min_label_px, the line under the
+  // toolbar says so (an overview: zoom to read).
   function fit() {
-    if (fitZoom() < readableZoom()) { readable(); return; }
     k = fitZoom();
     setHeight(height * k + 2 * PAD);
     x = (portWidth() - width * k) / 2;
@@ -872,8 +898,8 @@ function render({ model, el }) {
     y = height * k <= portH ? (portH - height * k) / 2 : PAD;
     apply();
   }
-  // The initial view: fit (which is the readable zoom, root in view, when fitting would shrink
-  // the labels too much).
+  // The initial view: the whole picture (issue 30: a view cut on both sides hid how big the tree
+  // is); where its labels are then too small, the line under the toolbar says "zoom to read".
   function initialView() {
     fit();
   }

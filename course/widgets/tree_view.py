@@ -4,9 +4,11 @@
 :func:`course.draw.draw_tree`, the one place DOT is made) and sets :attr:`TreeView.dot`; the
 browser lays it out with the vendored Viz.js (``vendor/viz.js``, see ``vendor/NOTICE.md``) and
 shows it in a viewport the reader can pan (drag) and zoom (Ctrl + wheel, the ``-``/``+``
-buttons), with a *fit* button, a *readable* button (every label at least :attr:`min_label_px`
-pixels high, the root in view), a legend that wraps, and a click on a node zooming to its
-subtree.  No layout runs in the kernel, no system Graphviz is needed, and nothing is fetched
+buttons), with a *fit* button (the whole picture), a *readable* button (every label at least
+:attr:`min_label_px` pixels high, the root in view), a legend that wraps, and a click on a node
+zooming to its subtree.  A picture opens whole (fitted); when its labels are then smaller than
+:attr:`min_label_px`, or when the reader's view shows only part of it, a line under the toolbar
+says so ("Overview: ... zoom to read", "Part of the tree: ...").  No layout runs in the kernel, no system Graphviz is needed, and nothing is fetched
 from the internet: the Viz.js module travels with the widgets themselves, as the state of one
 shared :class:`VizModule` per kernel that every TreeView refers to.  That state reaches the page
 as the cell displaying the first picture runs, so a picture draws even while the kernel is busy
@@ -132,8 +134,8 @@ class TreeView(anywidget.AnyWidget):
     max_height : int
         Height in pixels of the viewport at most (smaller pictures take less).
     min_label_px : float
-        The *readable* zoom makes the smallest label this many pixels high; the first view
-        fits the whole picture only if that keeps every label at least this high.
+        The *readable* zoom makes the smallest label this many pixels high (default 11); a
+        view whose labels are smaller says it is an overview to zoom into.
     transition_ms : int
         Milliseconds nodes take to glide to their new places when a new picture moves them
         (new nodes fade in); 0 switches the animation off.
@@ -170,7 +172,7 @@ class TreeView(anywidget.AnyWidget):
 
     dot = traitlets.Unicode("").tag(sync=True)
     max_height = traitlets.Int(480).tag(sync=True)
-    min_label_px = traitlets.Float(10.0).tag(sync=True)
+    min_label_px = traitlets.Float(11.0).tag(sync=True)
     transition_ms = traitlets.Int(300).tag(sync=True)
     focus = traitlets.Unicode("").tag(sync=True)
     render_ms = traitlets.Float(0.0).tag(sync=True)

@@ -1,7 +1,7 @@
 """Benchmark: a synthetic class autograded in sandboxes (run it, it is not a test).
 
-Builds a throw-away course directory with ``--students`` students, each handing in all five
-assignments, mixed like a real class: 60 % hand in the model solutions (every test cell,
+Builds a throw-away course directory with ``--students`` students, each handing in every
+assignment, mixed like a real class: 60 % hand in the model solutions (every test cell,
 hidden tests included, runs to the end), 25 % the untouched release (every check fails
 early), 15 % a hostile notebook (the solutions plus a cell that tries to read the course,
 plant code, fork a daemon and hog memory).  Then it times ``course.grading.autograde``

@@ -19,8 +19,9 @@
 * A drill's picture after "Check answer" (levels 3 and 5): the node asked about and every leaf
   inside the picture's viewport, labels at the readable size.
 * The mastery bar on the dark theme: its boxes at least 3:1 against the background.
-* The kinds added for the misconception catalogue (root, c6, bounds) by keyboard: every box named
-  by its label in Chromium's accessibility tree, Enter checks, the result announced, axe-clean.
+* The kinds added for the misconception catalogue (root, c6, bounds) and the Star2 drill by
+  keyboard: every box named by its label in Chromium's accessibility tree (Star2's "which bound"
+  radio groups and radios too, chosen with Space), Enter checks, the result announced, axe-clean.
 
 Each test writes a one-purpose notebook into the server's temporary root and shares the session's
 JupyterLab.  Screenshots go to the test's temporary folder, and to ``$COURSE_SCREENSHOTS`` when
@@ -60,7 +61,8 @@ NOTEBOOKS = {
             "drill('pruning', level=1, seed=12)"],
     "star1": ["from course.widgets import drill\ndrill(code='star1-1-76390')"],
     "kinds": ["from course.widgets import drill\ndrill('root', level=3, seed=2)",
-              "drill('c6', level=3, seed=2)", "drill('bounds', level=3, seed=2)"],
+              "drill('c6', level=3, seed=2)", "drill('bounds', level=3, seed=2)",
+              "drill('star2', level=3, seed=3)"],
     "sizes": ["from course.widgets import drill\ndrill('pruning', level=3, seed=4)",
               "drill('pruning', level=5, seed=4)", "drill('star1', level=5, seed=4)",
               "drill('c6', level=5, seed=3)"],       # SIZES below
@@ -485,7 +487,7 @@ def test_enter_checks_in_notebook7(browser, lab_server, notebooks):
         context.close()
 
 
-@pytest.mark.parametrize("cell, kind", [(0, "root"), (1, "c6"), (2, "bounds")])
+@pytest.mark.parametrize("cell, kind", [(0, "root"), (1, "c6"), (2, "bounds"), (3, "star2")])
 def test_the_new_kinds_by_keyboard_and_screen_reader(lab, notebooks, axe, cell, kind):
     state = lab.state()
     if cell == 0 or not (state and state["path"].endswith("kinds.ipynb")):
@@ -500,6 +502,17 @@ def test_the_new_kinds_by_keyboard_and_screen_reader(lab, notebooks, axe, cell, 
     labels = out.locator("input[data-kind-test]:not([type=radio])").evaluate_all(
         "els => els.map((e) => e.labels[0].textContent.trim())")
     assert names == labels and all(names), (names, labels)
+    if kind == "star2":                               # "which bound": radio groups, by keyboard
+        out.evaluate("el => el.querySelectorAll('.course-drill [role=radiogroup]')"
+                     ".forEach((g) => g.setAttribute('data-kind-test-group', '1'))")
+        groups = _ax_names(page, "[data-kind-test-group]")
+        assert groups == ["what the probe of F shows", "what the probe of G shows", "C is cut"], groups
+        radios = _ax_names(page, "input[data-kind-test][type=radio]")
+        assert radios[:2] == ["at most (an upper bound)", "at least (a lower bound)"], radios
+        side = out.locator("input[data-kind-test][type=radio]").first
+        side.focus()
+        page.keyboard.press("Space")
+        assert side.is_checked()
     first.focus()                                     # then the keyboard only
     page.keyboard.type("99")
     page.keyboard.press("Tab")

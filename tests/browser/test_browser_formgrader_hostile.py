@@ -305,3 +305,94 @@ def test_feedback_pages_run_nothing_a_student_wrote(page, listener):
     assert html.count('http-equiv="Content-Security-Policy"') == 1
     assert _show(page, html) == []
     assert "My answer, with some extras" in page.content()
+
+
+# --- covering the score boxes (issue 29, item 8) --------------------------------------------------
+
+#: A 1x1 red PNG, drawn as large as the answer asks.
+RED_PIXEL = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+OVERLAYS = {
+    "image, negative margin-top": f'<img src="data:image/png;base64,{RED_PIXEL}" width="1200" height="700" '
+                                  'style="margin-top:-400px">',
+    "image in a block, margin shorthand": f'<div style="margin: -30em 0 0 -5em"><img src="data:image/png;base64,'
+                                          f'{RED_PIXEL}" style="width:1400px;height:900px"></div>',
+    "calc() margin": f'<p style="margin-top: calc(-1 * 400px)"><img src="data:image/png;base64,{RED_PIXEL}" '
+                     'width="1000" height="600"></p>',
+}
+
+COVERED_JS = """() => [...document.querySelectorAll('input.score')].map(input => {
+  const r = input.getBoundingClientRect();
+  input.scrollIntoView({block: 'center'});
+  const s = input.getBoundingClientRect();
+  const top = document.elementFromPoint(s.left + s.width / 2, s.top + s.height / 2);
+  return {id: input.id, covered: !(top === input || input.contains(top)), by: top ? top.tagName : null};
+})"""
+
+
+def _overlay_notebook(payload: str):
+    nb = nbformat.read(REPO / "exercises" / hc.A1 / f"{hc.NB}.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "a1-answer":
+            cell.source = "My answer.\n\n" + payload
+    return nb
+
+
+def _overlay_page(exporter_class, payload: str, **kwargs) -> str:
+    from nbgrader.server_extensions.formgrader import handlers
+
+    exporter = exporter_class(template_name="formgrade", extra_template_basedirs=[handlers.template_path], **kwargs)
+    html, _ = exporter.from_notebook_node(_overlay_notebook(payload), resources={
+        "assignment_id": hc.A1, "notebook_id": hc.NB, "submission_id": "s1", "index": 0, "total": 1,
+        "base_url": "", "student": "mallory", "last_name": "M", "first_name": "M",
+        "notebook_path": f"autograded/mallory/{hc.A1}/{hc.NB}.ipynb"})
+    return html
+
+
+def _covered(page, html: str) -> list[dict]:
+    _show(page, html)
+    page.unroute("http://formgrader.test/**")
+    boxes = page.evaluate(COVERED_JS)
+    assert boxes, "no score box on the page"
+    return [box for box in boxes if box["covered"]]
+
+
+@pytest.mark.parametrize("name", list(OVERLAYS))
+def test_an_answer_cannot_cover_the_score_boxes(page, name):
+    """Control: nbgrader's rendering lets the answer draw over the score boxes (the image or the text
+    lies on top of the box in Chromium); the course's cleaned rendering keeps every box clear."""
+    from nbconvert.exporters import HTMLExporter
+
+    from course.grading.results.safe_html import SafeHTMLExporter
+
+    assert _covered(page, _overlay_page(HTMLExporter, OVERLAYS[name])), "the control covers nothing"
+    covered = _covered(page, _overlay_page(SafeHTMLExporter, OVERLAYS[name], meta_csp=False))
+    assert covered == [], covered
+
+
+# --- the guard's own pages: accessible, keyboard first ------------------------------------------------
+
+def test_the_guards_own_pages_are_accessible(lab_server, browser, axe):
+    """The warning before a student's link, a refusal, and the own-tab page of JupyterLab's
+    Formgrader panel: no WCAG A/AA violation, and the first Tab reaches the page's action."""
+    from course.formgrader_guard import guard_page, own_tab_body
+
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1000, "height": 700})
+    try:
+        page = context.new_page()
+        pages = {"warning": lab_server.base_url + "formgrader/course-leave?to=/user/mallory/pwn",
+                 "refusal": lab_server.base_url + "formgrader?path=/tmp"}
+        for name, url in pages.items():
+            page.goto(url)
+            violations = axe.run_axe(page)
+            assert not violations, (name, axe.describe_violations(violations))
+        page.goto(pages["warning"])
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.textContent") == "Open it in a new tab"
+        page.set_content(guard_page("The formgrader opens in its own tab",
+                                    own_tab_body("/formgrader/manage_assignments", "n0nce")))
+        violations = axe.run_axe(page)
+        assert not violations, axe.describe_violations(violations)
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.activeElement.id") == "open-formgrader"
+    finally:
+        context.close()

@@ -8,8 +8,9 @@ window, why it was cut).  The node in focus is ringed in the picture and panned 
 notebook does not take these keys (its active cell stays).  axe-core finds nothing to fault, and
 Chromium's accessibility tree shows a tree with levels.
 
-It also measures what each explorer shows when it opens: the root is in view and no label on
-screen is below the readable size.
+It also measures what each explorer shows when it opens: the whole tree, with no label below
+the readable size (11 px) or, for a tree too big for that, as an overview that says its labels
+are too small ("zoom to read"); *readable* then shows the root with every label readable.
 """
 from __future__ import annotations
 
@@ -85,8 +86,11 @@ def _view_at_open(view) -> dict:
             const r = t.getBoundingClientRect();
             if (r.height > 0 && inside(r)) smallest = Math.min(smallest, r.height);
         }
+        const view = port.closest('.course-tree-view');
+        const note = view.querySelector('.ctv-view-note');
         return {nodes: nodes.length, visible: seen.length,
-                root: root ? inside(root.getBoundingClientRect()) : false, smallest};
+                root: root ? inside(root.getBoundingClientRect()) : false, smallest,
+                view: view.dataset.view, note: note.hidden ? '' : note.textContent};
     }""")
 
 
@@ -105,14 +109,21 @@ def test_an_explorer_tree_is_walked_node_by_node_by_keyboard(lab, notebook, axe)
     print("at open:", opened)
     for name, seen in opened.items():
         assert seen["root"], f"the {name} explorer opens without its root in view: {seen}"
-        assert seen["smallest"] >= 9.5, f"the {name} explorer opens with labels of {seen['smallest']} px"
-        assert seen["visible"] >= min(seen["nodes"], 10), f"the {name} explorer shows too little: {seen}"
+        assert seen["visible"] == seen["nodes"], f"the {name} explorer opens cut: {seen}"
+        if seen["smallest"] < 10.5:      # 11 px, as rounded by the text's box
+            assert seen["view"] == "overview" and "Zoom to read" in seen["note"], (name, seen)
+        else:
+            assert seen["view"] == "whole" and not seen["note"], (name, seen)
 
-    # -- "fit" never shrinks a label below the readable size: it keeps the readable zoom -------
+    # -- "readable" zooms to labels of 11 px, root in view; "fit" shows the whole tree again -------
     wide = lab.output_locator(1)
+    wide.locator(".ctv-bar button", has_text="readable").first.click()
+    readable = _view_at_open(wide)
+    assert readable["smallest"] >= 10.5 and readable["root"], readable
+    assert readable["view"] in ("whole", "part"), readable
     wide.locator(".ctv-bar button", has_text="fit").first.click()
     after_fit = _view_at_open(wide)
-    assert after_fit["smallest"] >= 9.5 and after_fit["root"], after_fit
+    assert after_fit["visible"] == after_fit["nodes"] and after_fit["root"], after_fit
 
     view = lab.output_locator(0)
     # -- into the tree: open "The tree in text", Tab lands on the root (one Tab stop) -------------

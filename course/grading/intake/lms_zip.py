@@ -69,6 +69,35 @@ time zones); a zip with more than :data:`MAX_ENTRIES` entries or
 :data:`MAX_TOTAL_BYTES` in all is refused as a whole.  Two entries with the
 same name cannot be told apart and are both refused.
 
+When each file was handed in
+----------------------------
+A zip's entry dates are *DOS times*: a date and a wall-clock time with no time
+zone, written in the zone of the computer that made the zip -- unless the
+entry also carries the extended-timestamp field (Info-ZIP's ``UT``, written by
+``zip`` on Linux and macOS), which holds the time in UTC.  What the dates mean
+depends on who made the zip, so ``timezone`` says how to read them:
+
+==============  ==================================================================  ==================
+zip made by     its entry dates                                                     default
+==============  ==================================================================  ==================
+Canvas          the time Canvas **built the zip** (its zipper dates every file      no dates: filed
+                "now", in the server's zone): not when anything was handed in;      without a time
+                a late file is marked ``_LATE_`` in its name
+Moodle          the time Moodle stored the file's contents (identical files are     refused: give
+                stored once, so possibly earlier), in the Moodle **server's** zone  ``timezone``
+Blackboard,     the computer that made the zip's wall-clock time                    refused: give
+a person                                                                            ``timezone``
+any, with       UTC, exact                                                          used as it is
+``UT`` fields
+==============  ==================================================================  ==================
+
+``timezone`` is an IANA zone (``Europe/Berlin``), ``UTC``, ``local`` (this
+computer's zone) or ``none`` (file without a submission time: no late
+penalty from the zip).  A submission's time (``timestamp.txt``, which the late
+penalty reads) is written in UTC; a submission filed without a time has no
+``timestamp.txt``.  Where a zone is needed and not given, nothing is written and
+the import says why (:class:`ZipDatesUnknown`).
+
 **Nothing is overwritten silently.**  When a student's notebook is already in
 ``<submissions>`` with other contents, the newer one is kept (the zip's date
 against the folder's ``timestamp.txt``) and the import says which.
@@ -83,7 +112,7 @@ import re
 import stat
 import tempfile
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -94,7 +123,8 @@ from ..safe_text import console_log, console_text
 from .student_ids import describe_name, is_student_id
 
 __all__ = ["collect_zip", "ZipImport", "LmsIdentity", "lms_identity", "notebook_match", "MAX_FILE_BYTES",
-           "MAX_TOTAL_BYTES", "MAX_ENTRIES"]
+           "MAX_TOTAL_BYTES", "MAX_ENTRIES", "ZipDatesUnknown", "zip_utc_time", "read_timezone",
+           "RENAMED_HELP"]
 
 #: The largest file accepted, unpacked (a notebook with many pictures is a few MiB).
 MAX_FILE_BYTES = 50 * 2 ** 20
@@ -122,6 +152,93 @@ _WORDS = re.compile(r"[\s_.()\[\]-]+")
 _JUNK = re.compile(r"^(?:\.ds_store|thumbs\.db|desktop\.ini|\._.*)$", re.IGNORECASE)
 #: nbgrader's own files in a zip of ``submitted/``.
 _NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")
+#: Where the instructor reads how to file a renamed notebook under its student.
+RENAMED_HELP = ("a refused .ipynb may be the student's notebook, renamed: collect-zip --file-as "
+                "'ENTRY=NOTEBOOK.ipynb' files it under its student (docs/instructor/troubleshooting.md, "
+                "\"A renamed notebook\")")
+#: The extended-timestamp extra field (Info-ZIP's "UT"): the modification time in UTC.
+_UT_FIELD = 0x5455
+
+
+class ZipDatesUnknown(WorkflowError):
+    """The zip's dates carry no time zone and none was given (``collect-zip --timezone``)."""
+
+
+def zip_utc_time(info: zipfile.ZipInfo) -> _dt.datetime | None:
+    """The entry's modification time in UTC from its extended-timestamp field, or None without one.
+
+    >>> import struct, zipfile
+    >>> info = zipfile.ZipInfo("a.ipynb", (2026, 1, 1, 12, 0, 0))
+    >>> zip_utc_time(info) is None
+    True
+    >>> info.extra = struct.pack("<HHBl", 0x5455, 5, 1, 1767268800)
+    >>> zip_utc_time(info)
+    datetime.datetime(2026, 1, 1, 12, 0)
+    """
+    import struct
+
+    extra, at = info.extra or b"", 0
+    while at + 4 <= len(extra):
+        kind, size = struct.unpack_from("<HH", extra, at)
+        body = extra[at + 4: at + 4 + size]
+        if kind == _UT_FIELD and len(body) >= 5 and body[0] & 1:
+            (seconds,) = struct.unpack_from("<l", body, 1)
+            try:
+                return _dt.datetime.fromtimestamp(seconds, _dt.timezone.utc).replace(tzinfo=None)
+            except (OverflowError, OSError, ValueError):
+                return None
+        at += 4 + size
+    return None
+
+
+def read_timezone(name: str | None) -> Any:
+    """``timezone`` of :func:`collect_zip` as a ``tzinfo``: None (not given), ``"none"`` (the
+    zip's dates are not used), or a zone.
+
+    >>> read_timezone("UTC"), read_timezone("none"), read_timezone(None)
+    (datetime.timezone.utc, 'none', None)
+    >>> read_timezone("local")
+    'local'
+
+    >>> read_timezone("Europe/Berlin").key
+    'Europe/Berlin'
+    >>> read_timezone("Mars/Olympus")
+    Traceback (most recent call last):
+    ...
+    course.grading.course_dir.WorkflowError: unknown time zone 'Mars/Olympus': give an IANA name such as Europe/Berlin or America/New_York, UTC, local (this computer's) or none
+    """
+    if name is None:
+        return None
+    text = name.strip()
+    if text.casefold() == "none":
+        return "none"
+    if text.casefold() in ("utc", "z", "gmt"):
+        return _dt.timezone.utc
+    if text.casefold() == "local":
+        return "local"
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise WorkflowError(f"unknown time zone {name!r}: give an IANA name such as Europe/Berlin or "
+                            "America/New_York, UTC, local (this computer's) or none") from None
+
+
+def _submission_time(info: zipfile.ZipInfo, system: str, zone: Any) -> tuple[_dt.datetime | None, bool]:
+    """``(UTC time or None, whether a zone was needed and missing)`` of one entry."""
+    if zone == "none":
+        return None, False
+    if system == "canvas" and zone is None:
+        return None, False           # Canvas dates each file when it builds the zip
+    exact = zip_utc_time(info)
+    if exact is not None:
+        return exact, False
+    if zone is None:
+        return None, True
+    naive = _dt.datetime(*info.date_time)
+    local = naive.astimezone() if zone == "local" else naive.replace(tzinfo=zone)
+    return local.astimezone(_dt.timezone.utc).replace(tzinfo=None), False
 
 
 @dataclass
@@ -161,6 +278,9 @@ class ZipImport:
             lines.append(f"{len(self.missing)} roster student{'s' if len(self.missing) != 1 else ''} "
                          "with nothing collected:")
             lines += [f"  {student} ({assignment})" for student, assignment in self.missing]
+        if any(why.startswith("not a notebook of") and entry.lower().endswith(".ipynb")
+               for entry, why in self.refused):
+            lines.append(f"  ({RENAMED_HELP})")
         if self.recognised:
             lines.append(f"{len(self.recognised)} renamed file{'s' if len(self.recognised) != 1 else ''} "
                          "collected by the notebook name in them (check them):")
@@ -181,6 +301,10 @@ class LmsIdentity(NamedTuple):
     """The student's part of the name: the uploaded file's name."""
     assignment: str = ""
     """The assignment folder (nbgrader's layout)."""
+    file_id: str = ""
+    """The LMS's number for this file or submission: Canvas's attachment id (the second number
+    of its names), Moodle's participant id (the number of its folder names).  The feedback
+    zips (:mod:`course.grading.results.lms`) name files by it, as the LMS's re-upload expects."""
 
 
 def lms_identity(name: str, *, assignments: Iterable[str] = ()) -> LmsIdentity | None:
@@ -216,7 +340,8 @@ def lms_identity(name: str, *, assignments: Iterable[str] = ()) -> LmsIdentity |
     if len(parts) >= 2:
         found = _MOODLE_FOLDER.match(first)       # a Moodle folder: the student is the folder
         if found:
-            return LmsIdentity("moodle", (found.group("name").strip(),), file=last)
+            return LmsIdentity("moodle", (found.group("name").strip(),), file=last,
+                               file_id=found.group("pid"))
         if len(parts) == 3 and parts[1] in set(assignments):
             return LmsIdentity("nbgrader", (first,), file=last, assignment=parts[1])
         if len(parts) >= 4 and parts[-2] in set(assignments):
@@ -226,10 +351,12 @@ def lms_identity(name: str, *, assignments: Iterable[str] = ()) -> LmsIdentity |
         return LmsIdentity("folder", (first,), file=last)
     found = _CANVAS.match(name)
     if found:
-        return LmsIdentity("canvas", (found.group("login"),), found.group("uid"), found.group("file"))
+        return LmsIdentity("canvas", (found.group("login"),), found.group("uid"), found.group("file"),
+                           file_id=found.group("sid"))
     found = _MOODLE.match(name)
     if found and found.group("file"):
-        return LmsIdentity("moodle", (found.group("name").strip(),), file=found.group("file"))
+        return LmsIdentity("moodle", (found.group("name").strip(),), file=found.group("file"),
+                           file_id=found.group("pid"))
     found = _BLACKBOARD.match(name)
     if found:
         words = found.group("prefix").split("_")
@@ -355,6 +482,7 @@ def _safe_folder(destination: Path, student: str, assignment: str) -> Path:
 
 def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "submitted", *,
                 root: str | os.PathLike = ".", assignment: str | None = None,
+                timezone: str | None = None, file_as: Mapping[str, str] | None = None,
                 log: Any = None) -> ZipImport:
     """Unpack a zip of submissions into nbgrader's ``<student>/<assignment>/`` layout.
 
@@ -371,6 +499,15 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
     assignment : str, optional
         The assignment the zip is for (an LMS exports one at a time); without
         it, a notebook name must belong to one assignment only.
+    timezone : str, optional
+        How to read the zip's dates (module notes, "When each file was handed in"):
+        an IANA zone, ``UTC``, ``local`` or ``none``.  Without it, a Canvas zip's
+        files are filed without a time and any other zip whose dates carry no zone
+        is refused (:class:`ZipDatesUnknown`).
+    file_as : mapping, optional
+        ``entry name -> notebook file`` (``minimax.ipynb``): the instructor's word that
+        the entry is that notebook, renamed by the student.  Its student is still read
+        from the LMS's part of the name; it is listed as recognised.
     log : callable, optional
         Receives one line per submission kept or replaced over another.
 
@@ -384,8 +521,11 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
     ------
     WorkflowError
         If the file is missing or not a zip archive, the assignment is
-        unknown, the roster is invalid, or the zip is too large.
+        unknown, the roster is invalid, the zip is too large, a ``file_as`` entry
+        or notebook is unknown, or (:class:`ZipDatesUnknown`) its dates need a
+        ``timezone``.
     """
+    zone = read_timezone(timezone)
     layout = course_layout(root)
     zip_path = Path(zip_path)
     if not zip_path.is_file():
@@ -403,6 +543,15 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
     for a in ([assignment] if assignment else assignments):
         for nb in layout.notebooks(a):
             owners.setdefault(nb, []).append(a)
+    renamed_as: dict[str, str] = {}
+    for entry, target in (file_as or {}).items():
+        stem = target[: -len(".ipynb")] if target.lower().endswith(".ipynb") else target
+        if stem not in owners:
+            raise WorkflowError(f"--file-as {describe_name(entry, 120)}={describe_name(target)}: "
+                                f"{describe_name(target)} is not a notebook of "
+                                f"{assignment or 'any assignment'} (they are: "
+                                f"{', '.join(sorted(nb + '.ipynb' for nb in owners))})")
+        renamed_as[entry.replace("\\", "/")] = stem
     say = console_log(log) if log is not None else (lambda line: None)   # entry names are the students'
     result = ZipImport(roster=roster.path if roster is not None else None)
     latest = _dt.datetime.now() + FUTURE_SLACK
@@ -430,6 +579,7 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
                      and any(len(p) == 4 and p[2] in assignments for p in kept))
 
         # 1. classify every entry: (student, assignment, notebook, quality) or a reason
+        systems: dict[str, str] = {}
         candidates: dict[tuple[str, str, str], list[tuple[zipfile.ZipInfo, str, str]]] = {}
         for info, name in files:
             parts = parts_of[name]
@@ -493,6 +643,12 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
             pool = {nb: owners[nb] for nb in owners} if identity.system != "nbgrader" else \
                 {nb: [identity.assignment] for nb in layout.notebooks(identity.assignment)}
             kind, matches = notebook_match(filename, pool)
+            if name in renamed_as:
+                kind, matches = "renamed", [renamed_as[name]]
+                if renamed_as[name] not in pool:
+                    result.refused.append((name, f"--file-as names {renamed_as[name]}.ipynb, not a notebook "
+                                                 f"of {identity.assignment or assignment}"))
+                    continue
             if kind == "none":
                 other = [a for a in assignments if a != assignment and notebook_match(
                     filename, layout.notebooks(a))[0] == "exact"] if assignment else []
@@ -514,6 +670,7 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
                     (name, why.removeprefix("ambiguous: ")))
                 continue
             candidates.setdefault((student, pool[notebook][0], notebook), []).append((info, name, kind))
+            systems[name] = identity.system
 
         # 2. one file per student and notebook: a file named exactly wins over a renamed one,
         #    then the newest; two equally good and equally new are ambiguous
@@ -534,8 +691,41 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
                     say(f"{key[0]}/{key[1]}/{key[2]}.ipynb: two files in the zip; kept {best[0][1]} "
                         f"({_dt.datetime(*best[0][0].date_time)}), not {name} ({_dt.datetime(*info.date_time)})")
 
-        # 3. write them
+        # 3. when each was handed in (module notes): refuse before writing anything if a zone is
+        #    needed and not given
+        times: dict[str, _dt.datetime | None] = {}
+        unzoned: dict[str, int] = {}
+        for info, name, _ in chosen.values():
+            times[name], missing_zone = _submission_time(info, systems[name], zone)
+            if missing_zone:
+                unzoned[systems[name]] = unzoned.get(systems[name], 0) + 1
+        if unzoned:
+            which = ", ".join(f"{n} {'Moodle' if k == 'moodle' else 'Blackboard' if k == 'blackboard' else 'other'}"
+                              f" file{'s' if n != 1 else ''}" for k, n in sorted(unzoned.items()))
+            raise ZipDatesUnknown(
+                f"{zip_path}: the zip's dates ({which}) carry no time zone, and the late penalty reads "
+                "them: give --timezone ZONE, the zone of the computer that made the zip (Moodle: its "
+                "server's, e.g. Europe/Berlin; a zip you made here: local), or --timezone none to file "
+                "the submissions without a time (no late penalty from the zip). Nothing was written.")
+        undated = sorted(n for n, t in times.items() if t is None)
+        if undated:
+            canvas = [n for n in undated if systems[n] == "canvas"]
+            if canvas and zone is None:
+                late = [n for n in canvas if _CANVAS.match(n) and _CANVAS.match(n).group("late")]
+                result.notes.append(
+                    f"{len(canvas)} Canvas file{'s' if len(canvas) != 1 else ''} filed without a submission "
+                    "time: Canvas dates every file of its zip when it builds the zip, so the zip says "
+                    "nothing about when they were handed in"
+                    + (f"; Canvas marked {len(late)} late: {', '.join(describe_name(n, 120) for n in late)}"
+                       if late else "")
+                    + " (see docs/instructor/lms.md, \"When files were handed in\")")
+            elif zone == "none":
+                result.notes.append(f"{len(undated)} file{'s' if len(undated) != 1 else ''} filed without a "
+                                    "submission time (--timezone none)")
+
+        # 4. write them
         stamps: dict[tuple[str, str], _dt.datetime] = {}
+        undated_folders: set[tuple[str, str]] = set()
         total = 0
         for (student, assignment_id, notebook), (info, name, kind) in sorted(chosen.items()):
             try:
@@ -546,7 +736,7 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
             total += len(body)
             if total > MAX_TOTAL_BYTES:
                 raise WorkflowError(f"{zip_path} unpacks to more than {MAX_TOTAL_BYTES // 2 ** 30} GiB")
-            when = _dt.datetime(*info.date_time)
+            when = times[name]
             filename = f"{notebook}.ipynb"
             try:
                 folder = _safe_folder(destination, student, assignment_id)
@@ -557,16 +747,23 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
             if target.is_symlink():
                 result.refused.append((name, f"{target} is a symbolic link"))
                 continue
-            if target.exists() and target.read_bytes() != body:
-                before = _timestamp(folder) or _dt.datetime.fromtimestamp(target.stat().st_mtime)
-                if before > when:
+            changed = not target.exists() or target.read_bytes() != body
+            if target.exists() and changed:
+                before = _timestamp(folder) or _dt.datetime.fromtimestamp(
+                    target.stat().st_mtime, _dt.timezone.utc).replace(tzinfo=None)
+                if when is None:
+                    say(f"{student}/{assignment_id}/{filename}: replaced the submission already collected "
+                        f"({before:%Y-%m-%d %H:%M:%S} UTC) by the zip's {name} (the zip has no submission "
+                        "times: its file is taken as the latest)")
+                elif before > when:
                     say(f"{student}/{assignment_id}/{filename}: kept the newer submission already in "
                         f"{destination} ({before:%Y-%m-%d %H:%M:%S}); the zip's {name} ({when}) is older")
                     result.notes.append(f"{describe_name(name, 120)}: older than the submission "
                                         f"already in {folder}")
                     continue
-                say(f"{student}/{assignment_id}/{filename}: replaced the submission already collected "
-                    f"({before:%Y-%m-%d %H:%M:%S}) by the zip's newer {name} ({when})")
+                else:
+                    say(f"{student}/{assignment_id}/{filename}: replaced the submission already collected "
+                        f"({before:%Y-%m-%d %H:%M:%S}) by the zip's newer {name} ({when})")
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".import-", suffix=".tmp")
             with os.fdopen(fd, "wb") as handle:
                 handle.write(body)
@@ -574,7 +771,14 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
             result.collected.append((student, assignment_id, filename, name))
             if kind == "renamed":
                 result.recognised.append((name, filename))
-            stamps[(student, assignment_id)] = max(stamps.get((student, assignment_id), when), when)
+            if when is None:
+                if changed:
+                    undated_folders.add((student, assignment_id))
+            else:
+                stamps[(student, assignment_id)] = max(stamps.get((student, assignment_id), when), when)
+    for student, assignment_id in sorted(undated_folders - set(stamps)):
+        # a file without a time replaced or joined the folder's: an earlier time would be wrong
+        (destination / student / assignment_id / "timestamp.txt").unlink(missing_ok=True)
     for (student, assignment_id), when in stamps.items():
         folder = destination / student / assignment_id
         before = _timestamp(folder)

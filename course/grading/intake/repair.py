@@ -87,6 +87,8 @@ class RepairReport:
     """Notebook file name -> why it could not be read (it is graded as missing)."""
     missing: list[str] = field(default_factory=list)
     """Released notebooks that were not submitted."""
+    unknown: list[str] = field(default_factory=list)
+    """Other notebooks in the submission (not graded): perhaps a released one, renamed."""
     review: list[str] = field(default_factory=list)
     """Audit findings for the instructor (see :func:`audit_notebook`)."""
 
@@ -306,6 +308,9 @@ def repair_submission(directory: str | os.PathLike, release_directory: str | os.
     """
     directory, release_directory = Path(directory), Path(release_directory)
     report = RepairReport()
+    released = {p.name for p in release_directory.glob("*.ipynb")}
+    report.unknown = sorted(p.name for p in directory.glob("*.ipynb")
+                            if p.name not in released and not p.is_symlink())
     for release_path in sorted(release_directory.glob("*.ipynb")):
         release = nbformat.read(release_path, as_version=4)
         path = directory / release_path.name
@@ -352,6 +357,13 @@ def describe(report: RepairReport) -> Iterable[str]:
     """Human-readable lines for a :class:`RepairReport`."""
     for name, why in report.unreadable.items():
         yield f"{name} could not be read ({why}): graded as blank, 0 points"
+    from .student_ids import describe_name
+
     for name in report.missing:
-        yield f"{name} was not submitted: 0 points"
+        if report.unknown:
+            others = ", ".join(describe_name(n) for n in report.unknown[:3])
+            yield (f"{name} was not submitted: 0 points (the submission holds {others}: if that is "
+                   f"{name} renamed, see docs/instructor/troubleshooting.md, \"A renamed notebook\")")
+        else:
+            yield f"{name} was not submitted: 0 points"
     yield from report.changes

@@ -8,22 +8,31 @@ read from it too (:func:`read_roster`).
 The file
 --------
 nbgrader's own student CSV (``nbgrader db student import roster.csv`` reads
-it as it is), plus one column of the course's:
+it as it is), plus three columns of the course's:
 
-==============  ========  ===========================================================
-column          required  meaning
-==============  ========  ===========================================================
-``id``          yes       the student id (:data:`.student_ids.STUDENT_ID_PATTERN`): the
-                          Unix account on a shared machine or hub, the LMS login otherwise
-``first_name``  no        as nbgrader's gradebook keeps it
-``last_name``   no
-``email``       no
-``lms_user_id`` no        the LMS's numeric user id (Canvas puts it in every file name)
-``lms_names``   no        other names the LMS uses for this student, separated by ``;``:
-                          a Canvas or Blackboard login that is not the id, the full name
-                          Moodle writes (``Ada Lovelace``) when it differs from
-                          ``first_name last_name``
-==============  ========  ===========================================================
+==================  ========  ===========================================================
+column              required  meaning
+==================  ========  ===========================================================
+``id``              yes       the student id (:data:`.student_ids.STUDENT_ID_PATTERN`): the
+                              Unix account on a shared machine or hub, the LMS login otherwise
+``first_name``      no        as nbgrader's gradebook keeps it
+``last_name``       no
+``email``           no
+``lms_user_id``     no        the LMS's numeric user id (Canvas puts it in every file name;
+                              Canvas's gradebook export calls it ``ID``)
+``lms_names``       no        other names the LMS uses for this student, separated by ``;``:
+                              a Canvas or Blackboard login that is not the id, the full name
+                              Moodle writes (``Ada Lovelace``) when it differs from
+                              ``first_name last_name``
+``sis_user_id``     no        the institution's student number: Canvas's ``SIS User ID``,
+                              Moodle's ``ID number``
+``sis_login_id``    no        the login the LMS knows the student by: Canvas's ``SIS Login
+                              ID``, Moodle's ``Username``
+==================  ========  ===========================================================
+
+The last two are read only by the grade exports for the LMS
+(:mod:`course.grading.results.lms`), which write them where the LMS's import
+looks for a student; copy them from the LMS's own gradebook export.
 
 For example::
 
@@ -34,8 +43,8 @@ For example::
 Lines are read as UTF-8 (a spreadsheet's byte-order mark is fine), blank lines
 are ignored, cells are stripped.  The file is refused as a whole (with the line
 named) when an id is missing or invalid, when two rows have ids equal
-ignoring case, or when an ``lms_user_id`` or an LMS name belongs to two
-students: a roster that cannot tell two students apart must not decide whose
+ignoring case, or when an ``lms_user_id``, a ``sis_user_id``, a
+``sis_login_id`` (ignoring case) or an LMS name belongs to two students: a roster that cannot tell two students apart must not decide whose
 work is whose.  Names (first, last, ``lms_names``) are free text, shown by the
 course's pages only escaped.
 """
@@ -53,12 +62,13 @@ from ...errors import CourseError
 from .student_ids import describe_name, is_student_id
 
 __all__ = ["ROSTER_FILE", "ROSTER_COLUMNS", "RosterError", "RosterStudent", "Roster", "read_roster",
-           "parse_roster", "course_roster", "name_key"]
+           "parse_roster", "course_roster", "name_key", "names_into_gradebook"]
 
 #: The roster's file name, in the course directory.
 ROSTER_FILE = "roster.csv"
 #: Its columns: nbgrader's student columns, then the course's ``lms_names``.
-ROSTER_COLUMNS = ("id", "first_name", "last_name", "email", "lms_user_id", "lms_names")
+ROSTER_COLUMNS = ("id", "first_name", "last_name", "email", "lms_user_id", "lms_names", "sis_user_id",
+                  "sis_login_id")
 #: The separator of several names in ``lms_names``.
 LMS_NAMES_SEPARATOR = ";"
 
@@ -92,6 +102,10 @@ class RosterStudent:
     """The learning-management system's user id, if known."""
     lms_names: tuple[str, ...] = ()
     """Other names the learning-management system uses for this student."""
+    sis_user_id: str = ""
+    """The institution's student number (Canvas's ``SIS User ID``, Moodle's ``ID number``)."""
+    sis_login_id: str = ""
+    """The student's LMS login (Canvas's ``SIS Login ID``, Moodle's ``Username``)."""
 
     @property
     def full_name(self) -> str:
@@ -165,7 +179,8 @@ def parse_roster(text: str, source: str | os.PathLike = ROSTER_FILE) -> Roster:
     ------
     RosterError
         If there is no ``id`` column, or a row has an invalid or repeated id, or
-        an ``lms_user_id`` or LMS name is shared by two students.
+        an ``lms_user_id``, ``sis_user_id``, ``sis_login_id`` or LMS name is shared by two
+        students.
 
     Examples
     --------
@@ -189,6 +204,7 @@ def parse_roster(text: str, source: str | os.PathLike = ROSTER_FILE) -> Roster:
     students: list[RosterStudent] = []
     seen: dict[str, tuple[str, int]] = {}
     lms_ids: dict[str, tuple[str, int]] = {}
+    unique: dict[str, dict[str, tuple[str, int]]] = {"sis_user_id": {}, "sis_login_id": {}}
     for row in reader:
         line = reader.line_num
         cells = {k: (v or "").strip() for k, v in row.items() if isinstance(k, str)}
@@ -213,9 +229,19 @@ def parse_roster(text: str, source: str | os.PathLike = ROSTER_FILE) -> Roster:
                 raise RosterError(f"{where}: lms_user_id {lms_user_id!r} is also the one of {other!r} "
                                   f"(line {other_line})")
             lms_ids[lms_user_id] = (sid, line)
+        for column, owners_of in unique.items():
+            value = cells.get(column, "")
+            key = value.casefold()
+            if value and key in owners_of:
+                other, other_line = owners_of[key]
+                raise RosterError(f"{where}: {column} {value!r} is also the one of {other!r} "
+                                  f"(line {other_line})")
+            if value:
+                owners_of[key] = (sid, line)
         names = tuple(n.strip() for n in cells.get("lms_names", "").split(LMS_NAMES_SEPARATOR) if n.strip())
         students.append(RosterStudent(sid, cells.get("first_name", ""), cells.get("last_name", ""),
-                                      cells.get("email", ""), lms_user_id, names))
+                                      cells.get("email", ""), lms_user_id, names,
+                                      cells.get("sis_user_id", ""), cells.get("sis_login_id", "")))
     owners: dict[str, str] = {}
     for student in students:
         explicit = {name_key(student.id)} | {name_key(n) for n in student.lms_names}
@@ -282,3 +308,58 @@ def course_roster(root: str | os.PathLike) -> Roster | None:
     if not path.exists():
         return None
     return read_roster(path)
+
+
+def names_into_gradebook(roster: Roster, gradebook) -> list[str]:
+    """Give the gradebook the roster's names, so that the formgrader lists students by name.
+
+    nbgrader's autograde adds a student to the gradebook by id only, and the
+    formgrader then shows them as "None, None".  This sets, for every student
+    of the roster, the first and last name and the e-mail address the roster
+    has (a student the gradebook does not know yet is added); a field the roster
+    leaves empty is left as the gradebook has it, and nobody is removed.
+
+    Parameters
+    ----------
+    roster : Roster
+        The course's roster (:func:`course_roster`).
+    gradebook : nbgrader.api.Gradebook
+        An open gradebook.
+
+    Returns
+    -------
+    list of str
+        The ids whose entry was added or changed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from nbgrader.api import Gradebook
+    >>> from course.grading.course_dir import ensure_tools_on_path
+    >>> ensure_tools_on_path()            # nbgrader runs alembic, installed beside it
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> roster = parse_roster("id,first_name,last_name\\nada,Ada,Lovelace\\ngrace,,Hopper\\n")
+    >>> with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gb:
+    ...     _ = gb.add_student("grace", first_name="Grace")
+    ...     changed = names_into_gradebook(roster, gb)
+    ...     names = sorted((s.id, s.first_name, s.last_name) for s in gb.students)
+    >>> changed, names
+    (['ada', 'grace'], [('ada', 'Ada', 'Lovelace'), ('grace', 'Grace', 'Hopper')])
+    """
+    from nbgrader.api import MissingEntry
+
+    changed = []
+    for student in roster:
+        wanted = {key: value for key, value in (("first_name", student.first_name),
+                                                ("last_name", student.last_name),
+                                                ("email", student.email)) if value}
+        try:
+            entry = gradebook.find_student(student.id)
+        except MissingEntry:
+            gradebook.add_student(student.id, **wanted)
+            changed.append(student.id)
+            continue
+        if any(getattr(entry, key) != value for key, value in wanted.items()):
+            gradebook.update_or_create_student(student.id, **wanted)
+            changed.append(student.id)
+    return changed

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .copy_groups import Pair, group_copies
 from .similarity import DEFAULT_THRESHOLD, Audit, Finding, audit_assignment
 
 if TYPE_CHECKING:
@@ -73,11 +74,12 @@ class Group:
 
 
 def group_findings(findings: Sequence[Finding]) -> list[Group]:
-    """Students linked by findings, as groups (connected components).
+    """Students whose code is alike, as small groups (:func:`.copy_groups.group_copies`).
 
-    Two students are in one group if a finding links them, directly or
-    through other students; a student whose code matches a reference and no
-    other student is a group of one.
+    A group is a set of students every two of whom share most of their code both ways
+    (complete linkage on the mutual similarity, at the threshold); a student whose code only
+    matches a reference is a group of one.  Pairs in no group, and students whose code is
+    common (inside many classmates' answers), are not groups: the page lists them apart.
 
     Parameters
     ----------
@@ -95,33 +97,19 @@ def group_findings(findings: Sequence[Finding]) -> list[Group]:
     >>> groups = group_findings([f("ann", "bob", 0.9), f("bob", "cat", 0.8),
     ...                          f("dan", "course/search/minimax.py", 0.95, "reference")])
     >>> [(g.students, g.references) for g in groups]
-    [(('ann', 'bob', 'cat'), ()), (('dan',), ('course/search/minimax.py',))]
+    [(('ann', 'bob'), ()), (('dan',), ('course/search/minimax.py',))]
     """
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for finding in findings:
-        find(finding.who)
-        if finding.kind == "student":
-            a, b = find(finding.who), find(finding.other)
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-    members: dict[str, list[str]] = {}
-    for student in parent:
-        members.setdefault(find(student), []).append(student)
+    found = group_copies(findings)
+    members = [set(g) for g in found.groups]
+    in_group = {s for g in members for s in g}
+    members += [{s} for s in sorted(found.references) if s not in in_group]
     groups = []
-    for students in members.values():
-        chosen = set(students)
-        pairs = tuple(sorted((f for f in findings if f.who in chosen),
-                             key=lambda f: (-f.similarity, f.kind, f.who, f.other)))
+    for chosen in members:
+        pairs = tuple(sorted((f for f in findings if f.who in chosen and (
+            f.kind == "reference" or f.other in chosen)),
+            key=lambda f: (-f.similarity, f.kind, f.who, f.other)))
         references = tuple(sorted({f.other for f in pairs if f.kind == "reference"}))
-        groups.append(Group(tuple(sorted(students)), references, pairs,
+        groups.append(Group(tuple(sorted(chosen)), references, pairs,
                             max(f.similarity for f in pairs)))
     groups.sort(key=lambda g: (-len(g.students), -g.strongest, g.students))
     return groups
@@ -164,6 +152,26 @@ def _marked(code: str, slices: Any) -> str:
         at = end
     out.append(_e(code[at:]))
     return "".join(out)
+
+
+def _pairs_table(caption: str, findings: Sequence[Finding]) -> str:
+    """A table of pairs with both directions: how much of each side is in the other."""
+    rows = ['<table><caption class="note">' + _e(caption) + '</caption><thead><tr>'
+            '<th scope="col">student</th><th scope="col">alike</th><th scope="col">similarity</th>'
+            '<th scope="col">student\'s code in the other</th><th scope="col">the other\'s code in '
+            'the student\'s</th><th scope="col">shorter</th><th scope="col">tokens in common</th>'
+            '</tr></thead><tbody>']
+    for f in findings:
+        other = f"student {f.other}" if f.kind == "student" else f"reference {f.other}"
+        shares = f.shares or (f.similarity, None)
+        back = f"{shares[1]:.0%}" if shares[1] is not None and f.kind == "student" else "–"
+        shorter = ("–" if f.kind != "student" or f.shares is None
+                   else f.who if shares[0] >= shares[1] else f.other)
+        rows.append(f"<tr><td>{_e(f.who)}</td><td>{_e(other)}</td><td>{f.similarity:.0%}</td>"
+                    f"<td>{shares[0]:.0%}</td><td>{back}</td><td>{_e(shorter)}</td>"
+                    f"<td>{f.overlap or '–'}</td></tr>")
+    rows.append("</tbody></table>")
+    return "".join(rows)
 
 
 def _side_by_side(finding: Finding, audit: Audit) -> str:
@@ -227,23 +235,42 @@ def copy_report_html(audits: Sequence[Audit], *, threshold: float = DEFAULT_THRE
              f'them. A finding is a reason to look, never evidence: read the code below.</p>']
     for audit in audits:
         groups = group_findings(audit.findings)
+        found = group_copies(audit.findings)
+        others = found.other_pairs()
         parts.append(f"<h2>{_e(audit.assignment)}</h2>")
         parts.append(f'<p class="note">{len(audit.codes)} submissions compared in {audit.seconds:.1f} s: '
                      f"{len(groups)} group{'s' if len(groups) != 1 else ''} to review, "
+                     f"{len(others)} more pair{'s' if len(others) != 1 else ''}, "
+                     f"{len(found.common)} with common code, "
                      f"{len(audit.hidden)} with code hidden in strings.</p>")
         for number, group in enumerate(groups, 1):
             who = ", ".join(group.students)
             refs = f"; matches {', '.join(group.references)}" if group.references else ""
             parts.append(f"<h3>Group {number}: {_e(who)}{_e(refs)} (up to {group.strongest:.0%})</h3>")
-            parts.append('<table><caption class="note">Pairs in this group</caption>'
-                         '<thead><tr><th scope="col">student</th><th scope="col">alike</th>'
-                         '<th scope="col">similarity</th></tr></thead><tbody>')
-            for f in group.pairs:
-                other = f"student {f.other}" if f.kind == "student" else f"reference {f.other}"
-                parts.append(f"<tr><td>{_e(f.who)}</td><td>{_e(other)}</td><td>{f.similarity:.0%}</td></tr>")
-            parts.append("</tbody></table>")
+            parts.append(_pairs_table("Pairs in this group", group.pairs))
             for finding in group.pairs[:SHOWN_PAIRS]:
                 parts.append(_side_by_side(finding, audit))
+        if others:
+            parts.append("<h3>Other pairs</h3><p class=\"note\">Alike one way at least, but not "
+                         "in a group: every two members of a group share most of their code both ways. "
+                         "Most alike first.</p>")
+            by_name = {(f.who, f.other): f for f in audit.findings}
+            chosen = [by_name[(p.a, p.b)] for p in others if (p.a, p.b) in by_name]
+            parts.append(_pairs_table("Other pairs, most alike first", chosen))
+            for finding in chosen[:SHOWN_PAIRS]:
+                parts.append(_side_by_side(finding, audit))
+        if found.common:
+            parts.append("<h3>Common code</h3><p class=\"note\">Each of these answers lies inside the "
+                         "longer answers of many classmates, and little of theirs is in it: code many "
+                         "students write alike (the textbook's idiom), not a sign of copying by itself. "
+                         "They are in no group.</p><ul>")
+            for student, classmates in found.common:
+                shares = {p.other(student): p.share_of(student) for p in found.pairs
+                          if student in (p.a, p.b)}
+                listed = ", ".join(f"{_e(c)} ({shares.get(c, 0):.0%})" for c in classmates)
+                parts.append(f"<li>{_e(student)}: inside the answers of {len(classmates)} classmates "
+                             f"({listed})</li>")
+            parts.append("</ul>")
         if audit.hidden:
             parts.append("<h3>Code run from strings or packed into them</h3><ul>")
             for student, texts in sorted(audit.hidden.items()):
@@ -261,11 +288,16 @@ def copy_report_html(audits: Sequence[Audit], *, threshold: float = DEFAULT_THRE
 
 
 def _as_json(audit: Audit) -> dict[str, Any]:
+    found = group_copies(audit.findings)
     return {
         "findings": [asdict(f) for f in audit.findings],
         "groups": [{"students": list(g.students), "references": list(g.references),
                     "strongest": g.strongest, "pairs": [asdict(f) for f in g.pairs]}
                    for g in group_findings(audit.findings)],
+        "pairs": [{"students": [p.a, p.b], "shares": list(p.shares), "mutual": p.mutual,
+                   "shorter": p.shorter, "overlap": p.overlap} for p in found.pairs],
+        "other_pairs": [[p.a, p.b] for p in found.other_pairs()],
+        "common": [{"student": s, "inside": list(c)} for s, c in found.common],
         "hidden_code": audit.hidden,
         "notes": audit.notes,
         "incomplete": audit.incomplete,
@@ -290,11 +322,14 @@ def summary_line(audits: Sequence[Audit], where: str | Path) -> str:
     students = sum(len(g.students) for g in groups)
     hidden = sum(len(a.hidden) for a in audits)
     notes = sum(len(a.notes) for a in audits)
+    pairs = sum(len(group_copies(a.findings).other_pairs()) for a in audits)
     incomplete = sum(len(a.incomplete) for a in audits)
     said = []
     if groups:
         said.append(f"{len(groups)} group{'s' if len(groups) != 1 else ''} "
                     f"({students} student{'s' if students != 1 else ''})")
+    if pairs:
+        said.append(f"{pairs} more pair{'s' if pairs != 1 else ''}")
     if hidden:
         said.append(f"{hidden} submission{'s' if hidden != 1 else ''} with code hidden in strings")
     if incomplete:
@@ -302,7 +337,8 @@ def summary_line(audits: Sequence[Audit], where: str | Path) -> str:
     tail = f"; {notes} note{'s' if notes != 1 else ''}" if notes else ""
     if not said:
         return f"copy audit: nothing to review{tail} ({where})"
-    return f"copy audit: {' and '.join(said)} to review{tail}: {where}"
+    listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+    return f"copy audit: {listed} to review{tail}: {where}"
 
 
 def write_copy_report(folder: str | Path, audits: Sequence[Audit], *,

@@ -49,8 +49,9 @@ from jinja2 import BaseLoader, pass_context
 from nbconvert.exporters import HTMLExporter
 from traitlets import Bool, Unicode
 
-__all__ = ["clean_html", "sanitise_notebook", "SafeHTMLExporter", "content_security_policy",
-           "SAFE_OUTPUTS", "ScriptNonceLoader", "inline_handler_hashes"]
+__all__ = ["clean_html", "clean_style", "leave_link", "sanitise_notebook", "SafeHTMLExporter",
+           "content_security_policy", "SAFE_OUTPUTS", "BOUNDED_PICTURES", "ScriptNonceLoader",
+           "inline_handler_hashes"]
 
 #: Output kinds kept (all others are replaced by a note): text, pictures, LaTeX, cleaned HTML/Markdown.
 SAFE_OUTPUTS = ("text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg",
@@ -65,30 +66,154 @@ _ATTRIBUTES.setdefault("img", set()).update({"src", "alt", "width", "height"})
 _ATTRIBUTES.setdefault("a", set()).update({"href", "title"})
 for _cell in ("td", "th"):
     _ATTRIBUTES.setdefault(_cell, set()).update({"colspan", "rowspan"})
-#: CSS properties kept in ``style`` attributes (no positioning: a page cannot be overlaid).
+#: CSS properties kept in ``style`` attributes, each with what its value may be (:func:`clean_style`).
+#: No positioning, no negative or large margins, bounded sizes: what a student writes is drawn
+#: inside the answer's own area and never over the formgrader's score boxes or other cells.
 _STYLES = {"color", "background-color", "text-align", "vertical-align", "font-weight", "font-style",
            "font-family", "font-size", "text-decoration", "white-space", "border", "border-collapse",
            "border-color", "border-style", "border-width", "border-top", "border-bottom", "border-left",
            "border-right", "padding", "padding-left", "padding-right", "padding-top", "padding-bottom",
            "margin", "margin-left", "margin-right", "margin-top", "margin-bottom", "width", "height",
            "max-width", "min-width", "line-height", "list-style-type"}
-_SIZE = re.compile(r"\d{1,5}(?:\.\d+)?(?:%|px|em|rem)?")
+#: Largest value per unit, by kind of length (``None``: the unit is not allowed for that kind).
+_LENGTH_LIMITS = {
+    "spacing": {"px": 48, "em": 3, "rem": 3, "pt": 36, "%": 10},          # margins and paddings
+    "border": {"px": 10, "em": 0.6, "rem": 0.6, "pt": 8},
+    "width": {"px": 1200, "em": 75, "rem": 75, "pt": 900, "%": 100},
+    "height": {"px": 1200, "em": 75, "rem": 75, "pt": 900},
+    "font": {"px": 48, "em": 3, "rem": 3, "pt": 36, "%": 300},
+    "line": {"": 3, "em": 3, "rem": 3, "%": 300},
+}
+#: Smallest value per unit (text too small to read is as good as hidden).
+_LENGTH_FLOORS = {"font": {"px": 8, "em": 0.5, "rem": 0.5, "pt": 6, "%": 50}, "line": {"": 1, "em": 1, "rem": 1, "%": 100}}
+_NUMBER = re.compile(r"(\d{1,5}(?:\.\d{1,4})?|\.\d{1,4})(px|em|rem|pt|%)?")
+_COLOR = re.compile(r"#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20}|(?:rgba?|hsla?)\(\s*[\d.%\s,/]{1,60}\)")
+_KEYWORDS = {
+    "text-align": {"left", "right", "center", "justify", "start", "end"},
+    "vertical-align": {"baseline", "top", "middle", "bottom", "text-top", "text-bottom", "sub", "super"},
+    "font-weight": {"normal", "bold", "bolder", "lighter", *(str(w) for w in range(100, 1000, 100))},
+    "font-style": {"normal", "italic", "oblique"},
+    "text-decoration": {"none", "underline", "overline", "line-through", "solid", "double", "dotted",
+                        "dashed", "wavy"},
+    "white-space": {"normal", "nowrap", "pre", "pre-wrap", "pre-line", "break-spaces"},
+    "border-collapse": {"collapse", "separate"},
+    "list-style-type": {"disc", "circle", "square", "decimal", "lower-alpha", "upper-alpha", "lower-roman",
+                        "upper-roman", "none"},
+    "font-size": {"xx-small", "x-small", "small", "medium", "large", "x-large", "xx-large", "smaller", "larger"},
+}
+_BORDER_STYLES = {"none", "hidden", "solid", "dotted", "dashed", "double", "groove", "ridge", "inset", "outset"}
+_SIZE = re.compile(r"\d{1,4}(?:\.\d+)?(?:%|px)?")
 _TOKEN = re.compile(r"[^A-Za-z0-9_-]")
+#: Largest width and height attribute of a picture (in pixels); the page's stylesheet also bounds
+#: a picture's drawn size to the answer's width (:data:`BOUNDED_PICTURES`).
+_MAX_PICTURE = 1200
+#: The stylesheet put into every page: pictures never wider than their cell nor taller than the window.
+BOUNDED_PICTURES = ("<style>/* course.grading.results.safe_html: a student's picture stays within "
+                    "its cell */ .rendered_html img, .output_area img, .jp-RenderedHTMLCommon img, "
+                    ".text_cell_render img {max-width: 100% !important; max-height: 80vh !important; "
+                    "object-fit: contain;}</style>")
 
 
-def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
+def _length(token: str, kind: str, *, allow_auto: bool = False) -> bool:
+    if token == "0":
+        return kind not in _LENGTH_FLOORS
+    if allow_auto and token == "auto":
+        return True
+    found = _NUMBER.fullmatch(token)
+    if not found:
+        return False
+    unit = found.group(2) or ""
+    limit = _LENGTH_LIMITS[kind].get(unit)
+    if limit is None:
+        return False
+    value = float(found.group(1))
+    floor = _LENGTH_FLOORS.get(kind, {}).get(unit, 0)
+    return floor <= value <= limit
+
+
+def _declaration_ok(tag: str, name: str, value: str) -> bool:
+    words = value.split()
+    if not words:
+        return False
+    if name in ("color", "background-color", "border-color"):
+        return all(_COLOR.fullmatch(w) for w in re.findall(r"(?:rgba?|hsla?)\([^)]*\)|\S+", value))
+    if name == "font-family":
+        return bool(re.fullmatch(r"[A-Za-z0-9 ,'\"-]{1,120}", value))
+    if name.startswith("margin") or name.startswith("padding"):
+        return len(words) <= 4 and all(_length(w, "spacing", allow_auto=name.startswith("margin")) for w in words)
+    if name in ("width", "max-width", "min-width"):
+        return len(words) == 1 and _length(words[0], "width", allow_auto=True)
+    if name == "height":                     # only a picture's: a box lower than its content overflows
+        return tag == "img" and len(words) == 1 and _length(words[0], "height", allow_auto=True)
+    if name == "font-size":
+        return len(words) == 1 and (words[0] in _KEYWORDS["font-size"] or _length(words[0], "font"))
+    if name == "line-height":
+        return len(words) == 1 and (words[0] == "normal" or _length(words[0], "line"))
+    if name in ("border", "border-top", "border-bottom", "border-left", "border-right", "border-width",
+                "border-style"):
+        for word in re.findall(r"(?:rgba?|hsla?)\([^)]*\)|\S+", value):
+            if not (word in _BORDER_STYLES or word in ("thin", "medium", "thick") or _length(word, "border")
+                    or (name != "border-style" and _COLOR.fullmatch(word))):
+                return False
+        return True
+    if name in _KEYWORDS:
+        return all(w in _KEYWORDS[name] or (name == "text-decoration" and _COLOR.fullmatch(w)) for w in words)
+    return False
+
+
+def clean_style(tag: str, style: str) -> str | None:
+    """A ``style`` attribute with only the declarations :data:`_STYLES` allows, each value checked.
+
+    Refused: positioning and layout tricks (not in the list), negative margins and paddings, any
+    function but a colour's (``calc()``, ``var()``, ``url()``), ``!important``, escapes and
+    comments, margins above 3em, widths above the page, heights except a picture's, text under half
+    or above three times the normal size, lines closer than the text's size.
+
+    >>> clean_style("p", "color: red; margin-top: -400px; position: fixed; width: 50%")
+    'color: red; width: 50%'
+    >>> clean_style("div", "margin: 1em 0 -2em; height: 1px; line-height: 0") is None
+    True
+    >>> clean_style("img", "width: 300px; height: 200px; margin-top: calc(-1 * 400px)")
+    'width: 300px; height: 200px'
+    """
+    if re.search(r"[\\<>{}@!]|/\*", style):
+        return None
+    kept = []
+    for declaration in style.split(";"):
+        if ":" not in declaration:
+            continue
+        name, value = (part.strip() for part in declaration.split(":", 1))
+        name = name.lower()
+        if name in _STYLES and _declaration_ok(tag, name, value.strip().lower() if name != "font-family"
+                                               else value.strip()):
+            kept.append(f"{name}: {value.strip()}")
+    return "; ".join(kept) or None
+
+
+def _attribute_filter(tag: str, attribute: str, value: str, links: Any = None) -> str | None:
+    if attribute == "style":
+        return clean_style(tag, value)
     if attribute in ("href", "src"):
         lowered = value.strip().lower()
         if lowered.startswith("data:"):
             ok = tag == "img" and attribute == "src" and lowered.startswith("data:image/")
             return value if ok else None
+        if attribute == "href" and tag == "a" and links is not None:
+            return links(value)
     if attribute in ("width", "height"):
-        return value if _SIZE.fullmatch(value.strip()) else None
+        found = _SIZE.fullmatch(value.strip())
+        if not found:
+            return None
+        number = float(value.strip().rstrip("%px") or 0)
+        return value if number <= (100 if value.strip().endswith("%") else _MAX_PICTURE) else None
     return value
 
 
-def clean_html(text: Any) -> str:
+def clean_html(text: Any, links: Any = None) -> str:
     """HTML with everything that can run, load a frame or leave the page removed (nh3).
+
+    ``links``, if given, maps each link's ``href`` to the one written instead (the formgrader
+    sends links through its warning page, :func:`leave_link`).
 
     >>> clean_html('<img src=x onerror="alert(1)"><script>alert(2)</script><b>ok</b>')
     '<img src="x"><b>ok</b>'
@@ -96,6 +221,8 @@ def clean_html(text: Any) -> str:
     '<a rel="noopener noreferrer nofollow">x</a>'
     >>> clean_html('<svg onload="alert(1)"><circle/></svg><p style="position:fixed;color:red">p</p>')
     '<p style="color:red">p</p>'
+    >>> clean_html('<img src="p.png" width="9000" style="margin-top:-300px">')
+    '<img src="p.png">'
     """
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
@@ -103,15 +230,39 @@ def clean_html(text: Any) -> str:
                                                                   "object", "embed", "template",
                                                                   "noscript"},
                      attributes=_ATTRIBUTES, url_schemes={"http", "https", "mailto", "data"},
-                     attribute_filter=_attribute_filter, filter_style_properties=_STYLES,
+                     attribute_filter=lambda tag, name, value: _attribute_filter(tag, name, value, links),
+                     filter_style_properties=_STYLES,
                      link_rel="noopener noreferrer nofollow", strip_comments=True)
+
+
+def leave_link(leave_url: str, page_url: str = "") -> Any:
+    """The ``links`` of :func:`clean_html` that sends every link through the warning page ``leave_url``.
+
+    A link to a place in the same page (``#...``) stays; a relative link is made absolute against
+    ``page_url`` first (the warning page is elsewhere), so that it still means what it meant.
+
+    >>> to = leave_link("/user/alice/formgrader/course-leave", "/user/alice/formgrader/submissions/7/")
+    >>> to("/user/mallory/pwn"), to("notes.html"), to("#part-2")
+    ('/user/alice/formgrader/course-leave?to=/user/mallory/pwn', '/user/alice/formgrader/course-leave?to=/user/alice/formgrader/submissions/7/notes.html', '#part-2')
+    """
+    import urllib.parse
+
+    def to(href: str) -> str:
+        href = href.strip()
+        if href.startswith("#"):
+            return href
+        if page_url and not urllib.parse.urlsplit(href).scheme:
+            href = urllib.parse.urljoin(page_url, href)
+        return f"{leave_url}?to={urllib.parse.quote(href, safe='/:')}"
+
+    return to
 
 
 def _plain(value: Any, limit: int = 200) -> str:
     return html.escape(str(value)[:limit], quote=True)
 
 
-def _safe_output(output: dict) -> dict:
+def _safe_output(output: dict, links: Any = None) -> dict:
     kind = output.get("output_type")
     if kind == "stream":
         name = output.get("name") if output.get("name") in ("stdout", "stderr") else "stdout"
@@ -137,7 +288,7 @@ def _safe_output(output: dict) -> dict:
             dropped.append(mime)
             continue
         if mime == "text/html":
-            value = clean_html(value)
+            value = clean_html(value, links)
         elif mime in ("image/png", "image/jpeg", "image/gif"):
             try:
                 base64.b64decode(value.replace("\n", ""), validate=True)
@@ -160,13 +311,14 @@ def _safe_output(output: dict) -> dict:
     return new
 
 
-def sanitise_notebook(nb: Any) -> Any:
+def sanitise_notebook(nb: Any, links: Any = None) -> Any:
     """A copy of a notebook whose every field a template prints is plain (see the module notes).
 
     Cell sources stay as they are (code is highlighted, escaped, by the
     templates; markdown is cleaned after rendering); outputs keep only
-    :data:`SAFE_OUTPUTS`, with ``text/html`` cleaned; metadata keeps only
-    nbgrader's (with a plain ``grade_id``).
+    :data:`SAFE_OUTPUTS`, with ``text/html`` cleaned (its links mapped by
+    ``links``, as in :func:`clean_html`); metadata keeps only nbgrader's (with
+    a plain ``grade_id``).
 
     >>> import nbformat
     >>> from nbformat.v4 import new_notebook, new_code_cell, new_output
@@ -206,9 +358,9 @@ def sanitise_notebook(nb: Any) -> Any:
             count = cell.get("execution_count")
             cell["execution_count"] = count if isinstance(count, int) and not isinstance(count, bool) else None
             outputs = cell.get("outputs") if isinstance(cell.get("outputs"), list) else []
-            cell["outputs"] = [nbformat.from_dict(_safe_output(o)) for o in outputs if isinstance(o, dict)]
+            cell["outputs"] = [nbformat.from_dict(_safe_output(o, links)) for o in outputs if isinstance(o, dict)]
         elif cell.get("cell_type") == "raw":
-            cell["source"] = clean_html(cell.get("source", ""))
+            cell["source"] = clean_html(cell.get("source", ""), links)
         if "attachments" in cell:
             attachments = cell["attachments"] if isinstance(cell["attachments"], dict) else {}
             cell["attachments"] = nbformat.from_dict({
@@ -292,6 +444,8 @@ class SafeHTMLExporter(HTMLExporter):
 
     meta_csp = Bool(True, help="Put the Content-Security-Policy in the page (static pages); False "
                                "when the server sends it as a header.").tag(config=True)
+    leave_url = Unicode("", help="The warning page every link of the student's goes through (the "
+                                 "formgrader's; empty: links stay as they are).").tag(config=True)
     nonce_placeholder = Unicode("", help="The text standing for the nonce in the rendered page "
                                          "(default: a new random one).").tag(config=True)
 
@@ -300,6 +454,7 @@ class SafeHTMLExporter(HTMLExporter):
         if not self.nonce_placeholder:
             self.nonce_placeholder = secrets.token_urlsafe(16)
         self.sanitize_html = True          # nbconvert's own switch: no JS or widget outputs
+        self._links = None
 
     def _create_environment(self):
         env = super()._create_environment()
@@ -315,11 +470,17 @@ class SafeHTMLExporter(HTMLExporter):
     @pass_context
     def markdown2html(self, context, source):
         """Markdown to HTML, then cleaned (nbgrader's formgrade template does not clean it)."""
-        return clean_html(HTMLExporter.markdown2html(self, context, source))
+        return clean_html(HTMLExporter.markdown2html(self, context, source), self._links)
 
     def _preprocess(self, nb, resources):
         nb, resources = super()._preprocess(nb, resources)
-        nb = sanitise_notebook(nb)
+        self._links = None
+        if self.leave_url:
+            page = ""
+            if resources.get("submission_id") is not None:       # the formgrader's manual-grading page
+                page = f"{resources.get('base_url', '')}/formgrader/submissions/{resources['submission_id']}/"
+            self._links = leave_link(self.leave_url, page)
+        nb = sanitise_notebook(nb, self._links)
         for key in ("student", "first_name", "last_name", "notebook_path"):
             if isinstance(resources.get(key), str):
                 resources[key] = _plain(resources[key], 300)
@@ -341,6 +502,8 @@ class SafeHTMLExporter(HTMLExporter):
 
     def from_notebook_node(self, nb, resources=None, **kw):
         output, resources = super().from_notebook_node(nb, resources, **kw)
+        output = re.sub(r"<head([^>]*)>", lambda m: f"<head{m.group(1)}>\n{BOUNDED_PICTURES}", output, count=1,
+                        flags=re.IGNORECASE)
         if self.meta_csp:
             nonce = secrets.token_urlsafe(16)
             output = output.replace(self.nonce_placeholder, nonce)

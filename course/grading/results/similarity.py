@@ -146,6 +146,12 @@ class Finding:
         What ``other`` is.
     line : str
         One line saying all of the above, for a console or a report.
+    shares : tuple of float, optional
+        ``(who's, other's)``: the fraction of each side's fingerprinted code found in the
+        other (``similarity`` is the larger for two students, the first for a reference).
+        The shorter submission is the one with the larger share.
+    overlap : int
+        How many fingerprinted tokens the two share.
     """
 
     who: str
@@ -153,6 +159,8 @@ class Finding:
     similarity: float
     kind: Literal["student", "reference"]
     line: str
+    shares: tuple[float, float] | None = None
+    overlap: int = 0
 
     def __str__(self) -> str:
         return self.line
@@ -425,14 +433,15 @@ def _fingerprint(code: str, boilerplate: Any = None) -> Any:
                            language="python", fp=io.StringIO(code))
 
 
-def _overlap(a: Any, b: Any) -> tuple[float, float]:
-    """The fractions of ``a``'s and of ``b``'s fingerprinted tokens found in the other."""
+def _overlap(a: Any, b: Any) -> tuple[float, float, int]:
+    """The fractions of ``a``'s and of ``b``'s fingerprinted tokens found in the other, and
+    the number of tokens they share."""
     from copydetect import compare_files
 
     if not a.hashes or not b.hashes:
-        return 0.0, 0.0
-    _, (sim_a, sim_b), _ = compare_files(a, b)
-    return min(1.0, float(sim_a)), min(1.0, float(sim_b))
+        return 0.0, 0.0, 0
+    shared, (sim_a, sim_b), _ = compare_files(a, b)
+    return min(1.0, float(sim_a)), min(1.0, float(sim_b)), int(shared)
 
 
 def find_copies(
@@ -543,19 +552,19 @@ def find_copies(
                              f"not compared")
             break
         if kind == "student":
-            sim_a, sim_b = _overlap(students[a], students[b])
+            sim_a, sim_b, shared = _overlap(students[a], students[b])
             similarity = max(sim_a, sim_b)
             if similarity >= threshold:
                 copied, source = (a, b) if sim_a >= sim_b else (b, a)
                 findings.append(Finding(a, b, similarity, "student",
                                         f"{a} ~ {b}: {similarity:.0%} of {copied}'s answer code "
-                                        f"is also in student {source}'s"))
+                                        f"is also in student {source}'s", (sim_a, sim_b), shared))
         else:
-            similarity, _ = _overlap(students[a], refs[b])
+            similarity, sim_ref, shared = _overlap(students[a], refs[b])
             if similarity >= threshold:
                 findings.append(Finding(a, b, similarity, "reference",
                                         f"{a} ~ {b}: {similarity:.0%} of {a}'s answer code "
-                                        f"is also in reference {b}"))
+                                        f"is also in reference {b}", (similarity, sim_ref), shared))
     findings.sort(key=lambda f: (-f.similarity, f.kind, f.who, f.other))
     return findings
 
