@@ -437,8 +437,9 @@ def reference_result(task: Task, case: Case) -> SearchResult:
 # every student: the case builders are memoised there, see course.grading.autograde.sandboxed).
 _REFERENCE_MEMO: dict[tuple[str, str, bool, int], tuple[Case, SearchResult]] = {}
 _REFERENCE_MEMO_SIZE = 2000
-"""Enough for every case of the five assignments, visible and hidden (about 630; 400 made a
-grading worker search most of them again for each submission), at about 15 MB per 1,000."""
+"""Enough for every case of the assignments, visible and hidden (about 630 for the first five;
+400 made a grading worker search most of them again for each submission), at about 15 MB per
+1,000."""
 
 
 # ---------------------------------------------------------------------------
