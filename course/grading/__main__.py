@@ -430,6 +430,9 @@ def _extension(args: argparse.Namespace) -> int:
         print(f"{args.student} {args.assignment}: extension {ext.describe()}: due "
               + (f"{utc_text(ext.due(due))} (the assignment's due date is {utc_text(due)})" if due else
                  "- the assignment has no due date yet, so nobody is late"))
+        if due is not None and ext.until is not None and ext.until <= due:
+            print(f"note: {utc_text(ext.until)} is not after the assignment's due date: this "
+                  "extension changes nothing unless the due date moves earlier")
     done = settle_course(args.root, assignments=[args.assignment])
     mine = done.get((args.student, args.assignment))
     if mine is not None and mine.graded:

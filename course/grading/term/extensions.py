@@ -201,8 +201,9 @@ def grant_extension(root: str | os.PathLike, student: str, assignment: str, *,
     ------
     WorkflowError
         If the student or assignment is unknown, both or neither of ``until`` and ``hours``
-        are given, ``hours`` is not a positive number, or ``until`` is not after the
-        assignment's due date.
+        are given, or ``hours`` is not a positive number.  An ``until`` that is not after the
+        assignment's due date is kept: it changes nothing while the due date is later (an
+        extension never shortens anyone's time).
     """
     from sqlalchemy import delete, insert
 
@@ -216,9 +217,9 @@ def grant_extension(root: str | os.PathLike, student: str, assignment: str, *,
     with gradebook(layout) as gb:
         gb.update_or_create_assignment(assignment)
         due = gb.find_assignment(assignment).duedate
-        if when is not None and due is not None and when <= due:
-            raise WorkflowError(f"an extension ends after the due date ({utc_text(due)}), not on "
-                                f"{utc_text(when)}")
+        # An ``until`` not after the due date is kept as given (the command says it changes
+        # nothing now): the due date may move earlier later, and an extension given before the
+        # due date moved later must be re-entered as it was (a course rebuilt from its inputs).
         table = _ensure_table(gb)
         gb.db.execute(delete(table).where(table.c.assignment == assignment, table.c.student == student))
         gb.db.execute(insert(table).values(
