@@ -279,6 +279,16 @@ def _student_traceback(exc: BaseException) -> str:
     return "\n".join(line for line in text.split("\n") if line.strip(" ^~"))
 
 
+def _runs_in_sandbox(fn: Callable) -> bool:
+    """Whether ``fn`` is a student's function run in a sandbox (:class:`course.sandbox.RemoteFunction`).
+
+    Only the grader makes those (the sandbox's module is then loaded); in a student's own
+    kernel (Validate) the function is the student's, and runs here.
+    """
+    session = sys.modules.get("course.sandbox.session")
+    return session is not None and isinstance(fn, session.RemoteFunction)
+
+
 def run_student(task: Task, fn: Callable, case: Case, *,
                 time_limit: float | None = DEFAULT_TIME_LIMIT,
                 extra: Callable[[Any], list] | None = None) -> StudentRun:
@@ -302,7 +312,9 @@ def run_student(task: Task, fn: Callable, case: Case, *,
     StudentRun
         Never raises for anything ``fn`` does, except ``KeyboardInterrupt``.
     """
-    game, recording = instrument(case.game, state=case.state, evaluate=case.evaluate)
+    elsewhere = _runs_in_sandbox(fn)
+    game, recording = instrument(case.game, state=case.state, evaluate=case.evaluate,
+                                 callers=not elsewhere)
     args: list[Any] = [game, game.initial_state()]
     if task.takes_depth:
         args.append(case.depth)
@@ -332,6 +344,12 @@ def run_student(task: Task, fn: Callable, case: Case, *,
                 seen.append(getattr(code, "co_qualname", code.co_name))
         return None
 
+    # A function that runs in a sandbox (course.sandbox) executes none of the student's code
+    # here: only the grader's own code runs, answering its requests, and the reference searches
+    # do not exist in the sandbox.  The hook would watch nothing there but cost a trace call per
+    # function call of the grader's (half the grader's CPU on a submission), so it is left out,
+    # unless it must keep the clock (no SIGALRM).
+    hook = watch if budget[0] is not None or not elsewhere else None
     sink = _BoundedText(OUTPUT_LIMIT)
     old_limit = sys.getrecursionlimit()
     old_trace = sys.gettrace()
@@ -343,13 +361,15 @@ def run_student(task: Task, fn: Callable, case: Case, *,
             warnings.simplefilter("ignore")
             sys.setrecursionlimit(min(old_limit, RECURSION_CAP))
             budget[2] = time.perf_counter() + (budget[0] or 0.0)
-            sys.settrace(watch)
+            if hook is not None:
+                sys.settrace(hook)
             try:
                 with _time_limit(time_limit):
                     run.returned = fn(*args)
             finally:
-                watching[0] = sys.gettrace() is watch
-                sys.settrace(old_trace)
+                if hook is not None:
+                    watching[0] = sys.gettrace() is hook
+                    sys.settrace(old_trace)
                 sys.setrecursionlimit(old_limit)
     except KeyboardInterrupt:
         raise
@@ -407,7 +427,7 @@ def reference_result(task: Task, case: Case) -> SearchResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = search(case.game, case.state, **options)
-    if len(_REFERENCE_MEMO) >= _REFERENCE_MEMO_SIZE:     # traces are large: keep a few hundred
+    if len(_REFERENCE_MEMO) >= _REFERENCE_MEMO_SIZE:     # traces are large: keep a few thousand
         _REFERENCE_MEMO.clear()
     _REFERENCE_MEMO[(task.reference, task.order, task.strict, id(case))] = (case, result)
     return result
@@ -416,7 +436,10 @@ def reference_result(task: Task, case: Case) -> SearchResult:
 # The reference result of a case object already checked (the grader checks the same cases for
 # every student: the case builders are memoised there, see course.grading.autograde.sandboxed).
 _REFERENCE_MEMO: dict[tuple[str, str, bool, int], tuple[Case, SearchResult]] = {}
-_REFERENCE_MEMO_SIZE = 400
+_REFERENCE_MEMO_SIZE = 2000
+"""Enough for every case of the assignments, visible and hidden (about 630 for the first five;
+400 made a grading worker search most of them again for each submission), at about 15 MB per
+1,000."""
 
 
 # ---------------------------------------------------------------------------

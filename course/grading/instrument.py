@@ -237,6 +237,7 @@ def instrument(
     *,
     state: Any = None,
     evaluate: Callable[[Any], float] | None = None,
+    callers: bool = True,
 ) -> tuple[Game, Recording]:
     """Wrap ``game`` in a recording :class:`~course.game.Game`.
 
@@ -249,6 +250,11 @@ def instrument(
         default ``game.initial_state()``.
     evaluate : callable, optional
         EVAL used by the wrapper's ``evaluate``; default ``game.evaluate``.
+    callers : bool
+        Look at each recorded call's callers for a reference search
+        (:attr:`Recording.reference_calls`).  False where the searching code runs
+        elsewhere (a sandbox, :mod:`course.sandbox`): then only the grader's own code calls
+        the game here, and walking its stack at every call finds nothing.
 
     Returns
     -------
@@ -288,9 +294,10 @@ def instrument(
             return f"<state {format_path(node.path)}>" if node is not None else "<state>"
 
     def record(kind: str, node: _Node) -> None:
-        where = _reference_frame()
-        if where is not None:
-            reference.append(where)
+        if callers:
+            where = _reference_frame()
+            if where is not None:
+                reference.append(where)
         event = (kind, node.path)
         events.append(event)
         digest[0] = hash((digest[0], event))

@@ -17,17 +17,20 @@ the grader's side and is never visible inside a sandbox.  See
 
 from __future__ import annotations
 
-from .bwrap import Limits, SandboxUnavailable, bwrap_path, check_sandbox
+from .bwrap import Limits, PackagesUnavailable, SandboxUnavailable, bwrap_path, check_sandbox
 from .session import CellResult, RemoteFunction, SessionError, StudentCodeError, StudentSession
 
-__all__ = ["Limits", "SandboxUnavailable", "bwrap_path", "check_sandbox", "sandbox_available",
+__all__ = ["Limits", "SandboxUnavailable", "PackagesUnavailable", "bwrap_path", "check_sandbox", "sandbox_available",
            "StudentSession", "RemoteFunction", "StudentCodeError", "SessionError", "CellResult"]
 
 
 def sandbox_available() -> bool:
-    """True if a bubblewrap sandbox can be started on this machine."""
+    """True if a bubblewrap sandbox can be started on this machine (whether or not it can offer
+    the course environment's packages: :class:`PackagesUnavailable`)."""
     try:
         check_sandbox()
+    except PackagesUnavailable:
+        return True
     except SandboxUnavailable:
         return False
     return True

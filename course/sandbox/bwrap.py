@@ -12,11 +12,14 @@ its own namespaces     ``--unshare-all``: user, PID (every process it starts die
                        network (no network at all: only its own empty loopback), IPC, UTS
 no privileges          ``--cap-drop ALL``, an unprivileged uid, ``--new-session`` (no terminal);
                        a grader running as root starts it as ``nobody``
-the Python runtime     the standard library and ``/usr``, read-only (the grader's own Python,
-                       or ``/usr/bin/python3`` under root); the students' packages (the
+the Python runtime     ``/usr`` and the course environment's own Python (the one the
+                       students' kernels run), read-only; the students' packages (the
                        course environment's site-packages: numpy, ...) read-only at
                        ``/packages/N``, with the ``course`` package hidden and no ``.pth``
-                       file run
+                       file run.  Under root, folders ``nobody`` cannot enter (a venv in a
+                       home of mode 700) are shown through a private mount namespace
+                       (:func:`sandbox_reach`); if the packages cannot be offered, grading
+                       stops (:class:`PackagesUnavailable`)
 one program            :mod:`course.sandbox.inside`, read-only
 a private folder       an empty writable ``/work``, a private ``/tmp`` and ``/dev/shm``: tmpfs
                        of a fixed size (:class:`Limits`); ``/`` and ``/dev`` read-only
@@ -39,8 +42,9 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Limits", "SandboxUnavailable", "bwrap_path", "sandbox_command", "check_sandbox",
-           "limit_resources", "sandbox_tmp", "student_packages", "descendants", "INSIDE", "SANDBOX_UID"]
+__all__ = ["Limits", "SandboxUnavailable", "PackagesUnavailable", "bwrap_path", "sandbox_command",
+           "check_sandbox", "limit_resources", "sandbox_tmp", "sandbox_reach", "student_packages",
+           "packages_problem", "reachable", "private_views", "descendants", "INSIDE", "SANDBOX_UID"]
 
 INSIDE = Path(__file__).with_name("inside.py")
 """The program run inside the sandbox."""
@@ -98,48 +102,190 @@ SANDBOX_UID = 65534
 """When the grader runs as root, the sandbox runs as this host user (``nobody``)."""
 
 
-def _sandbox_python() -> tuple[str, str]:
-    """(interpreter, prefix) for the sandbox: the grader's own, or the system's when run as root.
+def reachable(path: str | os.PathLike) -> bool:
+    """Whether the sandbox's user can reach ``path``: enter it and every folder above it.
 
-    As root the sandbox is started as ``nobody``, who may not be able to reach the grader's
-    interpreter (for example under ``/root``); the system's ``/usr/bin/python3`` serves
-    (the sandbox needs the standard library only).
+    Always true when the grader is not root (the sandbox then runs as the grader's own user);
+    as root, the sandbox runs as ``nobody``, for whom a folder above ``path`` without
+    ``o+x`` (a home folder of mode 700 or 750, ``/root``) closes the way.
     """
-    if os.geteuid() == 0:
-        for exe in ("/usr/bin/python3", "/usr/local/bin/python3"):
-            if os.access(exe, os.X_OK):
-                real = os.path.realpath(exe)
+    import stat
+
+    if os.geteuid() != 0:
+        return True
+    path = Path(os.path.realpath(path))
+    try:
+        return all(folder.stat().st_mode & stat.S_IXOTH for folder in [path, *path.parents])
+    except OSError:
+        return False
+
+
+# Linux's unshare(2) and mount(2) flags (<sched.h>, <sys/mount.h>)
+_CLONE_NEWNS, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x00020000, 4096, 16384, 1 << 18
+
+
+def _libc():
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _private_view(libc, reach: dict[str, str]) -> None:
+    """In a new process, as root: a mount namespace of its own in which each folder of ``reach``
+    (``{folder: mount point}``) is also seen at its mount point, a folder ``nobody`` can reach.
+
+    The process then drops to ``nobody`` and starts bwrap, which binds the mount points into
+    the sandbox; nothing changes on the host (the view dies with the process), and no
+    permission of the instructor's folders is changed.
+    """
+    import ctypes
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            number = ctypes.get_errno()
+            raise OSError(number, f"{what}: {os.strerror(number)}")
+
+    check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
+    for folder, point in reach.items():
+        check(libc.mount(os.fsencode(folder), os.fsencode(point), None, _MS_BIND | _MS_REC, None),
+              f"mount --rbind {folder}")
+
+
+#: :func:`_private_view` tried in a new process: ``python -c _VIEW_CHECK SOURCE POINT``.
+_VIEW_CHECK = f"""import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+source, point = sys.argv[1], sys.argv[2]
+if libc.unshare({_CLONE_NEWNS}) != 0 or libc.mount(b"none", b"/", None, {_MS_REC | _MS_PRIVATE}, None):
+    sys.exit(1)
+if libc.mount(os.fsencode(source), os.fsencode(point), None, {_MS_BIND | _MS_REC}, None) != 0:
+    sys.exit(1)
+sys.exit(0 if os.path.exists(os.path.join(point, "seen")) else 1)
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def private_views() -> bool:
+    """Whether this process may give a sandbox a private view of folders ``nobody`` cannot reach
+    (:func:`_private_view`; root, on Linux).  Tried once, in a new process."""
+    import tempfile
+
+    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
+        return False
+    try:
+        with tempfile.TemporaryDirectory(prefix="course-sandbox-check-") as tmp:
+            source, point = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+            os.mkdir(source)
+            os.mkdir(point)
+            open(os.path.join(source, "seen"), "w").close()
+            done = subprocess.run([sys.executable, "-I", "-S", "-c", _VIEW_CHECK, source, point],
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+            return done.returncode == 0 and not os.path.exists(os.path.join(point, "seen"))
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def _sandbox_python() -> tuple[str, str]:
+    """(interpreter, prefix) for the sandbox: the course environment's own Python.
+
+    It is the Python the students' kernels run (Validate) and the one its packages were
+    installed for.  As root the sandbox runs as ``nobody``, who may not be able to reach it
+    (a pyenv or uv Python under ``/root``, a home folder of mode 700): it is then shown to the
+    sandbox through a private view (:func:`private_views`).  Only where that is impossible, the
+    system's ``/usr/bin/python3`` serves (and :func:`packages_problem` says what is missing).
+    """
+    exe, prefix = _python()
+    if os.geteuid() == 0 and not (reachable(exe) and reachable(prefix)) and not private_views():
+        for system in ("/usr/bin/python3", "/usr/local/bin/python3"):
+            if os.access(system, os.X_OK):
+                real = os.path.realpath(system)
                 return real, os.path.dirname(os.path.dirname(real))
-    return _python()
+    return exe, prefix
+
+
+def _environment_packages() -> list[str]:
+    """The course environment's folders of third-party packages (``site-packages``)."""
+    found = []
+    for key in ("purelib", "platlib"):
+        path = os.path.realpath(sysconfig.get_paths()[key])
+        if os.path.isdir(path) and path not in found:
+            found.append(path)
+    return found
+
+
+def _same_python(exe: str) -> bool:
+    return os.path.basename(exe) == f"python{sys.version_info.major}.{sys.version_info.minor}"
 
 
 def student_packages() -> list[str]:
     """The folders of third-party packages the students' environment offers (read-only inside).
 
     The course's own environment (the one ``make lab`` gives students): its ``site-packages``,
-    so that an answer that imports numpy works when graded as it did under Validate.  Only
-    when the sandbox runs the grader's own interpreter (packages are built for it); the
-    ``course`` package itself is hidden in them (:func:`sandbox_command`).
+    so that an answer that imports numpy works when graded as it did under Validate, wherever
+    the environment lives (folders ``nobody`` cannot reach are shown through a private view,
+    :func:`sandbox_reach`).  The ``course`` package itself is hidden in them
+    (:func:`sandbox_command`).  Empty only where :func:`packages_problem` says why.
     """
-    import stat
-
-    exe = os.path.basename(_sandbox_python()[0])
-    if exe != f"python{sys.version_info.major}.{sys.version_info.minor}":
+    if not _same_python(_sandbox_python()[0]):
         return []                      # another Python than the packages were installed for
-    found = []
-    for key in ("purelib", "platlib"):
-        path = os.path.realpath(sysconfig.get_paths()[key])
-        if not os.path.isdir(path) or path in found:
-            continue
-        if os.geteuid() == 0:          # the sandbox runs as nobody: it must be able to enter
-            try:
-                if not all(Path(folder).stat().st_mode & stat.S_IXOTH
-                           for folder in [path, *map(str, Path(path).parents)]):
-                    continue
-            except OSError:
-                continue
-        found.append(path)
-    return found
+    return [path for path in _environment_packages() if reachable(path) or private_views()]
+
+
+def packages_problem() -> str | None:
+    """Why the sandbox cannot offer the course environment's packages, or None if it does.
+
+    Grading is refused then (:func:`check_sandbox`): an answer that imports numpy would pass
+    Validate and fail every test when graded.
+    """
+    packages = _environment_packages()
+    if not packages:
+        return None
+    exe = _sandbox_python()[0]
+    if not _same_python(exe):
+        return (f"the sandbox's user (nobody) cannot reach this Python ({_python()[0]}), and the "
+                f"system's ({exe}) is another version: the course environment's packages "
+                f"({packages[0]}) cannot be used in the sandbox")
+    missing = [path for path in packages if path not in student_packages()]
+    if missing:
+        return (f"the sandbox's user (nobody) cannot reach the course environment's packages at "
+                f"{missing[0]} (a folder above it is not open to other users) and this machine "
+                "does not allow a private view of it")
+    return None
+
+
+def sandbox_reach(stage: str | os.PathLike) -> dict[str, str]:
+    """``{folder: mount point}`` for the folders a sandbox binds that ``nobody`` cannot reach.
+
+    The mount points are made in ``stage`` (a folder the sandbox's user can reach); pass the
+    result to :func:`sandbox_command` and :func:`limit_resources`.  Empty when the grader is
+    not root, or everything is reachable.
+    """
+    if os.geteuid() != 0 or not private_views():
+        return {}
+    folders = [folder for folder, _ in _python_binds()] + student_packages()
+    reach = {}
+    for folder in folders:
+        if folder not in reach and not reachable(folder):
+            point = os.path.join(stage, "reach", str(len(reach)))
+            os.makedirs(point, mode=0o755)
+            os.chmod(os.path.dirname(point), 0o755)
+            reach[folder] = point
+    return reach
+
+
+def _python_binds() -> list[tuple[str, str]]:
+    """``(folder, where inside)`` of the sandbox's Python outside ``/usr``: its prefix, its
+    standard library if apart (bound where the interpreter looks for them)."""
+    exe, prefix = _sandbox_python()
+    stdlib = os.path.join(prefix, "lib", f"python{sys.version_info.major}.{sys.version_info.minor}")
+    if exe == os.path.realpath(sys.executable) or prefix == os.path.realpath(sys.base_prefix):
+        stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    binds = []
+    if not prefix.startswith("/usr/"):
+        binds.append((prefix, prefix))
+    if not stdlib.startswith((prefix + os.sep, "/usr/")):
+        binds.append((stdlib, stdlib))
+    return binds
 
 
 #: Environment of the sandbox's Python besides the clean basics: one thread per numeric library.
@@ -149,22 +295,23 @@ SANDBOX_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THR
 
 def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | None = None,
                     program: str | os.PathLike | None = None, limits: Limits = Limits(),
-                    args: tuple[str, ...] = ("/grader/inside.py",)) -> list[str]:
+                    args: tuple[str, ...] = ("/grader/inside.py",),
+                    reach: dict[str, str] | None = None) -> list[str]:
     """The command that runs :mod:`course.sandbox.inside` (or Python with ``args``) in a sandbox.
 
     The sandbox's writable ``/work``, ``/tmp`` and ``/dev/shm`` are tmpfs of the sizes
     ``limits`` gives; everything else is read-only (``/``, ``/dev``, ``/usr``, the students'
     packages).  ``program`` (a folder holding a copy of ``inside.py``, readable by the
-    sandbox's user) is its read-only ``/grader``.  ``workdir`` is not used (kept for callers
-    of earlier versions: nothing of the grader's disk is writable inside).
+    sandbox's user) is its read-only ``/grader``.  ``reach`` (:func:`sandbox_reach`) names the
+    mount points of folders the sandbox's user cannot reach; the same mapping must go to
+    :func:`limit_resources`.  ``workdir`` is not used (kept for callers of earlier versions:
+    nothing of the grader's disk is writable inside).
     """
     bwrap = bwrap or bwrap_path()
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
+    reach = reach or {}
     exe, prefix = _sandbox_python()
-    stdlib = os.path.join(prefix, "lib", f"python{sys.version_info.major}.{sys.version_info.minor}")
-    if exe == os.path.realpath(sys.executable) or prefix == os.path.realpath(sys.base_prefix):
-        stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
     command = [
         bwrap,
         "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
@@ -177,10 +324,8 @@ def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | No
             command += ["--symlink", os.readlink(path), str(path)]
         elif path.is_dir():
             command += ["--ro-bind", str(path), str(path)]
-    if not prefix.startswith("/usr/"):
-        command += ["--ro-bind", prefix, prefix]
-    if not stdlib.startswith((prefix + os.sep, "/usr/")):
-        command += ["--ro-bind", stdlib, stdlib]
+    for folder, inside in _python_binds():    # where the interpreter looks for them
+        command += ["--ro-bind", reach.get(folder, folder), inside]
     command += [
         "--proc", "/proc", "--dev", "/dev",
         "--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/dev/shm",
@@ -191,7 +336,7 @@ def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | No
     packages = []                      # at /packages/N: no path of the grader's shows inside
     for number, path in enumerate(student_packages()):
         inside = f"/packages/{number}"
-        command += ["--ro-bind", path, inside]
+        command += ["--ro-bind", reach.get(path, path), inside]
         if os.path.isdir(os.path.join(path, "course")):      # an installed course: not inside
             command += ["--tmpfs", f"{inside}/course", "--remount-ro", f"{inside}/course"]
         packages.append(inside)
@@ -270,23 +415,31 @@ def _processes_of(uid: int) -> int:
     return count
 
 
-def limit_resources(limits: Limits, *, drop_root: bool = True):
+def limit_resources(limits: Limits, *, drop_root: bool = True,
+                    reach: dict[str, str] | None = None):
     """A ``preexec_fn``: drop root to ``nobody``, then apply ``limits`` to the sandbox's processes.
 
     RLIMIT_NPROC counts all processes of the host user, so the limit is that
     user's current count plus ``limits.processes`` (root is exempt from it,
-    hence the switch to ``nobody``).
+    hence the switch to ``nobody``).  ``reach`` (:func:`sandbox_reach`): the folders shown at
+    their mount points first, in a mount namespace of the new process's own.
     """
     root = drop_root and os.geteuid() == 0
     processes = _processes_of(SANDBOX_UID if root else os.geteuid()) + limits.processes
+    try:
+        libc = _libc()
+    except (OSError, AttributeError):
+        libc = None
+    if reach and (not root or libc is None):
+        raise SandboxUnavailable("folders can be shown to the sandbox's user only by root on Linux")
 
     def apply() -> None:
         try:                           # dies with the grader's worker, however that ends
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)    # PR_SET_PDEATHSIG, SIGKILL
+            libc.prctl(1, 9, 0, 0, 0)                                   # PR_SET_PDEATHSIG, SIGKILL
         except (OSError, AttributeError):
             pass
+        if reach:
+            _private_view(libc, reach)
         if root:
             os.setgroups([])
             os.setgid(SANDBOX_UID)
@@ -303,10 +456,31 @@ def limit_resources(limits: Limits, *, drop_root: bool = True):
     return apply
 
 
+#: What :func:`check_sandbox` runs inside: who it is, and that each folder of packages reads.
+_PROBE = """import os
+print(os.getuid(), os.getpid())
+for folder in filter(None, os.environ.get("COURSE_STUDENT_PATH", "").split(os.pathsep)):
+    try:
+        names = sorted(os.listdir(folder))
+        meta = [os.path.join(folder, n, "METADATA") for n in names if n.endswith(".dist-info")]
+        if meta:
+            open(meta[0], "rb").close()
+    except OSError as exc:
+        print("unreadable", folder, type(exc).__name__)
+"""
+
+
+class PackagesUnavailable(SandboxUnavailable):
+    """The sandbox starts, but cannot offer the course environment's packages (numpy, ...)."""
+
+
 @functools.lru_cache(maxsize=None)
 def check_sandbox(bwrap: str | None = None) -> str:
     """Start one sandbox and return its report; raise :class:`SandboxUnavailable` if none starts.
 
+    Raises :class:`PackagesUnavailable` if a sandbox starts but the course environment's
+    packages are missing or unreadable in it (:func:`packages_problem`): an answer that
+    imports numpy would pass Validate and fail when graded, so grading is refused instead.
     The result is cached: the check costs one sandbox start (about 0.1 s).
     """
     import tempfile
@@ -316,18 +490,30 @@ def check_sandbox(bwrap: str | None = None) -> str:
         raise SandboxUnavailable(
             "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
     with tempfile.TemporaryDirectory(prefix="course-sandbox-check-", dir=sandbox_tmp()) as work:
-        os.chmod(work, 0o777)
-        command = sandbox_command(work, bwrap=bwrap,
-                                  args=("-c", "import os; print(os.getuid(), os.getpid())"))
+        os.chmod(work, 0o755)
         try:
+            reach = sandbox_reach(work)
+            command = sandbox_command(work, bwrap=bwrap, args=("-c", _PROBE), reach=reach)
             done = subprocess.run(command, capture_output=True, text=True, timeout=30,
-                                  stdin=subprocess.DEVNULL, preexec_fn=limit_resources(Limits()))
-        except (OSError, subprocess.TimeoutExpired) as exc:
+                                  stdin=subprocess.DEVNULL,
+                                  preexec_fn=limit_resources(Limits(), reach=reach))
+        except (OSError, subprocess.SubprocessError) as exc:
             raise SandboxUnavailable(f"bubblewrap could not start: {exc}") from None
-    if done.returncode != 0 or not done.stdout.strip():
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
         why = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise SandboxUnavailable(
             f"bubblewrap cannot create a sandbox here ({why}); unprivileged user namespaces may "
             "be disabled (sysctl kernel.unprivileged_userns_clone=1 or "
             "kernel.apparmor_restrict_unprivileged_userns=0)")
-    return f"{bwrap}: uid, pid inside = {done.stdout.strip()}"
+    problem = packages_problem()
+    if problem is None and any(line.startswith("unreadable ") for line in lines):
+        problem = ("the sandbox's user (nobody) cannot read the course environment's packages "
+                   f"at {', '.join(student_packages())} (files not readable by other users: "
+                   "was the environment made with umask 077?)")
+    if problem is not None:
+        raise PackagesUnavailable(
+            f"{problem}. An answer that imports them would pass Validate and fail when graded, so "
+            "grading stops: make the environment readable by other users (chmod -R o+rX), or "
+            "grade as the user who owns it (not root)")
+    return f"{bwrap}: uid, pid inside = {lines[0]}"

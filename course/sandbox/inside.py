@@ -22,11 +22,17 @@ Messages from the grader, and the answers::
         -> {"op": "forked"} from a child process, which serves the next messages until
            {"op": "exit"}; then {"op": "joined", "status": s} from this process (one test's
            student-side state never reaches the next test)
-    {"op": "call", "name": "minimax_value", "args": [...], "timeout": s}
+    {"op": "call", "name": "minimax_value", "args": [...], "timeout": s, "forget": true}
         -> any number of {"op": "game"/"callback", ...} requests, each answered by the
            grader with {"op": "reply", "value": ...} or {"op": "raise", "type", "message"}
         -> {"op": "return", "value": ..., "stdout": ...}
            or {"op": "error", "type": ..., "message": ..., "traceback": ..., "stdout": ...}
+        ("forget": the handles of earlier calls are dropped first)
+
+A reply may carry the children of a state and nodes below them (sent ahead); what the
+student's code uses of those is answered here and reported, in order, before the next
+message: {"op": "notes", "notes": [[game handle, "moves" or "utility", [state]], ...]}
+(the grader records each as if the call had been made).
 
 Inside, ``course`` is a small stand-in module: ``course.Player`` works as in
 the course (``game.turn(state) is Player.MAX``), and any other name of the
@@ -43,13 +49,13 @@ import json
 import os
 import signal
 import sys
-import traceback
 import types
 from fractions import Fraction
 
 OUTPUT_LIMIT = 20_000
 RECURSION_LIMIT = 5_000
 MESSAGE_LIMIT = 8 * 1024 * 1024
+NOTES_PER_LINE = 1_000
 
 
 # ---------------------------------------------------------------------------
@@ -63,9 +69,22 @@ class Player(enum.Enum):
     CHANCE = "chance"
 
 
+#: Types found to be no plain data: their values go through ``handle`` at once (a memo).
+_HANDLED = {}
+
+
 def encode(value, handle=None):
     """``value`` as JSON-ready data; objects that are not plain data go through ``handle``."""
-    if value is None or isinstance(value, (bool, str)):
+    kind = type(value)
+    if kind is int or kind is str or kind is float or kind is bool or value is None:
+        return value                               # the common cases first
+    if kind is tuple:
+        return {"$t": [encode(v, handle) for v in value]}
+    if kind is list:
+        return [encode(v, handle) for v in value]
+    if handle is not None and kind in _HANDLED:
+        return handle(value)
+    if isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
         return int(value)
@@ -92,6 +111,10 @@ def encode(value, handle=None):
             if type(plain).__module__ != "numpy":
                 return encode(plain, handle)
     if handle is not None:
+        if kind is not range and kind.__module__ != "numpy":      # decided by the type alone
+            if len(_HANDLED) > 1000:
+                _HANDLED.clear()
+            _HANDLED[kind] = True
         return handle(value)
     raise TypeError(f"cannot send a {type(value).__name__}")
 
@@ -185,13 +208,17 @@ class _Channel:
         self.reader, self.writer = reader, writer
         self.pending = []
 
-    def note(self, message):
-        """Queue a one-way message; it goes out, in order, before the next message sent."""
-        self.pending.append(json.dumps(message, allow_nan=True) + "\n")
+    def note(self, h, method, args):
+        """Queue a note (what was used of what the grader sent ahead: ``game.method(*args)``);
+        the notes go out, in order and together, before the next message sent."""
+        self.pending.append([h, method, args])
 
     def send(self, message):
-        self.pending.append(json.dumps(message, allow_nan=True) + "\n")
-        self.writer.write("".join(self.pending))
+        lines = [json.dumps({"op": "notes", "notes": self.pending[i:i + NOTES_PER_LINE]},
+                            allow_nan=True) + "\n"
+                 for i in range(0, len(self.pending), NOTES_PER_LINE)]
+        lines.append(json.dumps(message, allow_nan=True) + "\n")
+        self.writer.write("".join(lines))
         self.pending = []
         self.writer.flush()
 
@@ -308,8 +335,7 @@ class Runner:
     def first_use(self, known):
         """Report the first use of a node sent ahead (the grader records its expansion then)."""
         if known.game is not None:
-            self.channel.note({"op": "note", "h": known.game, "method": "moves",
-                               "args": [encode(known.state, self.handle_of)]})
+            self.channel.note(known.game, "moves", [encode(known.state, self.handle_of)])
             known.game = None
 
     # -- operations ----------------------------------------------------------
@@ -378,6 +404,9 @@ class Runner:
             elif op == "names":
                 self.names()
             elif op == "call":
+                if message.get("forget"):          # the previous call's handles are gone
+                    self.proxies.clear()
+                    self.children.clear()
                 self.call(message)
             elif op == "forget":
                 self.proxies.clear()
@@ -391,10 +420,12 @@ class Runner:
         """Serve one test in a child process: nothing it does to the student's state outlives it.
 
         The child answers ``{"op": "forked"}`` and serves until the grader sends ``exit``; this
-        process waits for it, then says ``{"op": "joined", "status": ...}`` and serves on with the
-        state the cells left (the next test starts from it again).
+        process waits for it, stops every process the test left running, then says
+        ``{"op": "joined", "status": ...}`` and serves on with the state the cells left (the
+        next test starts from it again).
         """
         sys.stdout.flush()
+        before = _processes()
         try:
             pid = os.fork()
         except OSError:
@@ -421,9 +452,53 @@ class Runner:
             except ChildProcessError:
                 status = -1
                 break
+        _stop_new(before)
         self.proxies.clear()
         self.children.clear()
         self.channel.send({"op": "joined", "status": status})
+
+
+def _processes():
+    """The ids of the sandbox's live processes (it has a PID namespace of its own), or None
+    outside a sandbox (--unsafe-no-sandbox: the machine's, never to be touched)."""
+    if os.environ.get("COURSE_IN_SANDBOX") != "1":
+        return None
+    found = set()
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    for name in names:
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as stat:
+                    if stat.read().rsplit(b")", 1)[1].split()[0] != b"Z":
+                        found.add(int(name))
+            except (OSError, IndexError):
+                pass
+    return found
+
+
+def _stop_new(before):
+    """Kill every process that was not there before a test (whatever it left running: a child,
+    a daemon), and reap those that are this process's: nothing of a test outlives it."""
+    if before is None:
+        return
+    for _ in range(100):                           # a process may fork while the others die
+        new = (_processes() or set()) - before - {os.getpid(), 1}
+        for pid in new:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        if not new:
+            return
 
 
 def _stop_strays():
@@ -458,6 +533,8 @@ def plain_python(source):
 
 
 def _describe(exc):
+    import traceback          # here, not at the start: every sandbox starts, few tracebacks
+
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
     lines = traceback.format_list(frames[-8:]) + traceback.format_exception_only(type(exc), exc)
     return {"type": type(exc).__name__, "message": str(exc)[:2000],
@@ -513,73 +590,97 @@ class _alarm:
         return False
 
 
-def _make_game(runner, h, vmin, vmax):
-    def method(name):
-        def call(self, *args):
-            return runner.request("game", h, name, args)
-        call.__name__ = name
-        return call
+# The stand-ins for the grader's objects.  One class for every game, and one per class name of
+# the grader's states, made once: a class per object (as before) made each call's objects
+# cyclic garbage, and the garbage collector's passes over them cost more than the calls.
+class _Game:
+    """A game of the grader's: each method asks the grader, except where it sent the answer ahead."""
 
-    def local(name):
+    __slots__ = ("_grading_handle_", "_grading_runner_", "vmin", "vmax")
+
+    def __init__(self, runner, h, vmin, vmax):
+        self._grading_runner_, self._grading_handle_ = runner, h
+        self.vmin, self.vmax = vmin, vmax
+
+    def __repr__(self):
+        return "<game>"
+
+    def _ask(self, name, args):
+        return self._grading_runner_.request("game", self._grading_handle_, name, args)
+
+    def _local(self, name, args):
         # is_terminal and turn are not recorded: answered here when the grader sent the answer
-        def call(self, *args):
-            info = getattr(type(args[0]), "_grading_info_", None) if len(args) == 1 else None
-            if info is None or info.get("game") != h:
-                return runner.request("game", h, name, args)
-            if name == "is_terminal":
-                return info["terminal"]
-            if "turn_error" in info:
-                raise GameUsageError(info["turn_error"])
-            return Player(info["turn"]["$p"])
-        call.__name__ = name
-        return call
+        info = _info_of(args[0]) if len(args) == 1 else None
+        if info is None or info.get("game") != self._grading_handle_:
+            return self._ask(name, args)
+        if name == "is_terminal":
+            return info["terminal"]
+        if "turn_error" in info:
+            raise GameUsageError(info["turn_error"])
+        if "turn" not in info:                     # a terminal state: the grader answers
+            return self._ask(name, args)
+        return Player(info["turn"]["$p"])
 
-    def known(state):
-        entry = runner.children.get(id(state))
+    def is_terminal(self, *args):
+        return self._local("is_terminal", args)
+
+    def turn(self, *args):
+        return self._local("turn", args)
+
+    def initial_state(self, *args):
+        return self._ask("initial_state", args)
+
+    def evaluate(self, *args):
+        return self._ask("evaluate", args)
+
+    def describe_move(self, *args):
+        return self._ask("describe_move", args)
+
+    def _known(self, state):
+        entry = self._grading_runner_.children.get(id(state))
         return entry if entry is not None and entry.state is state else None
 
     def moves(self, state):
         # a node sent ahead: its moves are here (its first use is reported, and recorded there)
-        entry = known(state)
+        entry = self._known(state)
         if entry is None:
-            return runner.request("game", h, "moves", (state,))
-        runner.first_use(entry)
+            return self._ask("moves", (state,))
+        self._grading_runner_.first_use(entry)
         return list(entry.moves)
 
     def chance_outcomes(self, state):
-        entry = known(state)
+        entry = self._known(state)
         if entry is None or entry.probabilities is None:
-            return runner.request("game", h, "chance_outcomes", (state,))
-        runner.first_use(entry)
+            return self._ask("chance_outcomes", (state,))
+        self._grading_runner_.first_use(entry)
         return list(zip(entry.moves, entry.probabilities))
 
     def result(self, state, move):
         # the children came with the moves: the first result() for each move needs no trip
-        entry = known(state)
+        entry = self._known(state)
         if entry is not None:
             for i, m in enumerate(entry.moves):
                 if entry.kids[i] is not None and m == move:     # the grader's test: equality
-                    runner.first_use(entry)
+                    self._grading_runner_.first_use(entry)
                     child, entry.kids[i] = entry.kids[i], None
                     return child
-        return runner.request("game", h, "result", (state, move))
+        return self._ask("result", (state, move))
 
     def utility(self, state):
         # a terminal state's utility came with it: answer, and report the call (recorded there)
-        info = getattr(type(state), "_grading_info_", None)
-        if info is not None and info.get("game") == h and "utility" in info:
-            runner.channel.note({"op": "note", "h": h, "method": "utility",
-                                 "args": [encode(state, runner.handle_of)]})
+        info = _info_of(state)
+        if info is not None and info.get("game") == self._grading_handle_ and "utility" in info:
+            runner = self._grading_runner_
+            runner.channel.note(self._grading_handle_, "utility", [encode(state, runner.handle_of)])
             return decode(info["utility"])
-        return runner.request("game", h, "utility", (state,))
+        return self._ask("utility", (state,))
 
-    namespace = {name: local(name) for name in ("is_terminal", "turn")}
-    namespace.update({name: method(name) for name in ("initial_state", "evaluate", "describe_move")})
-    namespace.update(result=result, utility=utility, moves=moves, chance_outcomes=chance_outcomes)
-    namespace.update(vmin=vmin, vmax=vmax, _grading_handle_=h, __slots__=(),
-                     __repr__=lambda self: "<game>")
-    cls = type("Game", (), namespace)
-    return cls()
+
+_Game.__name__ = _Game.__qualname__ = "Game"
+
+
+def _make_game(runner, h, vmin, vmax):
+    return _Game(runner, h, vmin, vmax)
 
 
 def _make_function(runner, h):
@@ -589,26 +690,64 @@ def _make_function(runner, h):
     return function
 
 
-def _make_object(runner, h, cls_name, attrs, text, info=None):
-    values = {k: decode(v, runner.resolve) for k, v in attrs.items() if isinstance(k, str)}
+class _State:
+    """A state (or other object) of the grader's: read-only attributes, as the grader sent them."""
 
-    def getattr_(self, name):
+    __slots__ = ("_grading_handle_", "_grading_info_", "_grading_values_", "_grading_text_")
+
+    def __getattr__(self, name):
+        values = object.__getattribute__(self, "_grading_values_")
         if name in values:
             return values[name]
-        raise AttributeError(f"{cls_name!r} object has no attribute {name!r}")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def setattr_(self, name, value):
-        raise AttributeError(f"{cls_name} is read-only")
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is read-only")
 
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+    def __str__(self):
+        text = object.__getattribute__(self, "_grading_text_")
+        return text if text is not None else repr(self)
+
+
+#: The stand-in class for each class name of the grader's objects.
+_STATE_CLASSES = {}
+
+
+def _info_of(value):
+    """What the grader sent ahead about a state it handed out (None for anything else)."""
+    if type(value) in _PROXY_TYPES:
+        return object.__getattribute__(value, "_grading_info_")
+    return None
+
+
+_PROXY_TYPES = set()
+
+
+def _make_object(runner, h, cls_name, attrs, text, info=None):
+    values = {k: decode(v, runner.resolve) for k, v in attrs.items() if isinstance(k, str)}
     if not (isinstance(info, dict) and isinstance(info.get("terminal"), bool)
-            and (isinstance(info.get("turn"), dict) or isinstance(info.get("turn_error"), str))):
+            and (isinstance(info.get("turn"), dict) or isinstance(info.get("turn_error"), str)
+                 or info.get("terminal") is True)):
         info = None
-    namespace = {"__slots__": (), "_grading_handle_": h, "_grading_info_": info,
-                 "__getattr__": getattr_,
-                 "__setattr__": setattr_, "__repr__": lambda self: f"<{cls_name}>"}
-    if text is not None:
-        namespace["__str__"] = lambda self: text
-    return type(cls_name, (), namespace)()
+    name = str(cls_name)
+    cls = _STATE_CLASSES.get(name)
+    if cls is None:
+        if len(_STATE_CLASSES) > 100:                 # names come from the grader: a few
+            _STATE_CLASSES.clear()
+            _PROXY_TYPES.clear()
+        cls = _STATE_CLASSES[name] = type(name, (_State,), {"__slots__": ()})
+        _PROXY_TYPES.add(cls)
+    proxy = object.__new__(cls)
+    for slot, value in (("_grading_handle_", h), ("_grading_info_", info),
+                        ("_grading_values_", values), ("_grading_text_", text)):
+        object.__setattr__(proxy, slot, value)
+    return proxy
 
 
 def main():

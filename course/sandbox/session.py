@@ -26,6 +26,7 @@ Examples
 
 from __future__ import annotations
 
+import atexit
 import builtins
 import collections
 import json
@@ -40,9 +41,13 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, is_dataclass
+from pathlib import Path
 from typing import Any
 
-from .bwrap import INSIDE, Limits, limit_resources, sandbox_command, sandbox_tmp
+from ..errors import CourseError
+from ..game import Game, Player
+from .bwrap import (INSIDE, SANDBOX_ENV, Limits, _sandbox_python, limit_resources, sandbox_command,
+                    sandbox_reach, sandbox_tmp, student_packages)
 from .inside import decode, encode
 
 __all__ = ["StudentSession", "RemoteFunction", "StudentCodeError", "CellResult", "SessionError",
@@ -197,30 +202,26 @@ class StudentSession:
         self.tmp = tempfile.mkdtemp(prefix="course-sandbox-", dir=sandbox_tmp())
         os.chmod(self.tmp, 0o755)
         self.workdir = os.path.join(self.tmp, "work")
-        program = os.path.join(self.tmp, "program")
         os.mkdir(self.workdir)
         os.chmod(self.workdir, 0o777)          # the sandbox's unprivileged uid writes here
-        os.mkdir(program)
-        shutil.copy(INSIDE, os.path.join(program, "inside.py"))
-        _student_course(os.path.join(program, "course"))
-        for folder, _, files in os.walk(program):
-            os.chmod(folder, 0o755)
-            for name in files:
-                os.chmod(os.path.join(folder, name), 0o644)
-        if self.sandbox:
-            command = sandbox_command(self.workdir, program=program, limits=self.limits)
-        else:
-            command = [sys.executable, "-I", "-S", str(INSIDE)]
-        from .bwrap import SANDBOX_ENV, student_packages
-
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **SANDBOX_ENV,
-               "COURSE_STUDENT_PATH": os.pathsep.join(student_packages())}
+        reach: dict[str, str] = {}
         try:
+            if self.sandbox:
+                program = program_folder(_sandbox_python()[0])
+                reach = sandbox_reach(self.tmp)     # folders nobody cannot reach: a private view
+                # this session's folder is named on the command line (``ps`` shows whose it is)
+                command = sandbox_command(self.workdir, program=program, limits=self.limits,
+                                          args=("-c", BOOT, "/grader", self.tmp), reach=reach)
+            else:
+                program = program_folder(sys.executable)
+                command = [sys.executable, "-I", "-S", "-c", BOOT, program, self.tmp]
+            env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **SANDBOX_ENV,
+                   "COURSE_STUDENT_PATH": os.pathsep.join(student_packages())}
             self.proc = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                cwd=self.workdir, preexec_fn=limit_resources(self.limits, drop_root=self.sandbox),
-                env=env, start_new_session=True)
-        except OSError as exc:
+                cwd=self.workdir, env=env, start_new_session=True,
+                preexec_fn=limit_resources(self.limits, drop_root=self.sandbox, reach=reach))
+        except (OSError, subprocess.SubprocessError) as exc:
             raise SessionError(f"the sandbox could not start: {exc}") from None
         self._buffer = bytearray()
         self._isolated = False
@@ -281,12 +282,12 @@ class StudentSession:
         end = self._limit(timeout)
         fd = self.proc.stdin.fileno()
         while data:
-            wait = end - time.monotonic()
-            if wait <= 0 or not select.select([], [fd], [], wait)[1]:
-                raise SessionError(self._silent())
             try:
                 sent = os.write(fd, data)
-            except BlockingIOError:
+            except BlockingIOError:          # the pipe is full: wait until it takes more
+                wait = end - time.monotonic()
+                if wait <= 0 or not select.select([], [fd], [], wait)[1]:
+                    raise SessionError(self._silent()) from None
                 continue
             except (BrokenPipeError, OSError):
                 raise SessionError(self._death()) from None
@@ -329,12 +330,12 @@ class StudentSession:
                 return line
             if len(self._buffer) > cap:
                 raise _capped(self, f"your code sent more than {_size(cap)} to the grader at once")
-            wait = end - time.monotonic()
-            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
-                raise SessionError(self._silent())
             try:
                 chunk = os.read(fd, 1 << 16)
-            except BlockingIOError:
+            except BlockingIOError:          # nothing yet: wait for it
+                wait = end - time.monotonic()
+                if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+                    raise SessionError(self._silent()) from None
                 continue
             except OSError:
                 chunk = b""
@@ -351,7 +352,7 @@ class StudentSession:
             raise SessionError("the sandbox is not running")
         line = self._readline(timeout)
         try:
-            message = json.loads(line)
+            message = json.loads(line.decode("utf-8"))
         except ValueError:
             raise SessionError("the sandbox sent something that is not a message") from None
         if not isinstance(message, dict):
@@ -359,7 +360,9 @@ class StudentSession:
         if message.get("op") == "joined":          # the test's process ended under us
             self._isolated = False
             raise SessionError(_ended(message.get("status")))
-        if _nodes(message, self.limits.message_nodes) > self.limits.message_nodes:
+        # a line of n characters holds at most n values: only a long one needs counting
+        if len(line) > self.limits.message_nodes and \
+                _nodes(message, self.limits.message_nodes) > self.limits.message_nodes:
             raise _capped(self, f"your code sent a value of more than "
                                 f"{self.limits.message_nodes} parts to the grader at once")
         return message
@@ -388,25 +391,21 @@ class StudentSession:
         h = self._handles.get(key)
         if h is not None:
             return {"$h": h}
-        from ..game import Game
-
         h = len(self._objects)
         self._objects.append(obj)
         self._handles[key] = h
-        if isinstance(obj, Game):
+        kind, names = _kind_of(obj)
+        if kind == "game":
             return {"$h": h, "kind": "game", "vmin": encode(obj.vmin, _no_handle),
                     "vmax": encode(obj.vmax, _no_handle)}
-        if callable(obj) and not isinstance(obj, type):
+        if kind == "fn":
             return {"$h": h, "kind": "fn"}
         data: dict[str, Any] = {"$h": h, "kind": "obj", "cls": type(obj).__name__}
         info = self._state_info(obj)
         if info is not None:
             data["info"] = info
             self._infos[key] = info
-        if is_dataclass(obj):   # plain data (a tic-tac-toe board): its fields and properties
-            names = [f.name for f in fields(obj)] + [
-                name for name, value in vars(type(obj)).items()
-                if isinstance(value, property) and not name.startswith("_")]
+        if names is not None:   # plain data (a tic-tac-toe board): its fields and properties
             attrs = {}
             for name in names:
                 try:
@@ -423,8 +422,6 @@ class StudentSession:
         Neither call is recorded by the instrumented game, so the sandbox may answer them
         itself: this halves the round trips of a search.
         """
-        from ..errors import CourseError
-
         game = self._game
         if game is None:
             return None
@@ -433,17 +430,16 @@ class StudentSession:
         except Exception:  # noqa: BLE001 - not a state of this game: no shortcut
             return None
         info: dict[str, Any] = {"game": self._handles.get(id(game)), "terminal": terminal}
-        try:
-            info["turn"] = encode(game.turn(obj), _no_handle)
-        except CourseError as exc:
-            info["turn_error"] = str(exc)
-        except Exception:  # noqa: BLE001
-            return None
-        if terminal:
-            from ..grading.instrument import unrecorded_utility
-
+        if not terminal:       # on a terminal state, turn() is asked of the grader if ever
             try:
-                info["utility"] = encode(unrecorded_utility(game, obj), _no_handle)
+                info["turn"] = encode(game.turn(obj), _no_handle)
+            except CourseError as exc:
+                info["turn_error"] = str(exc)
+            except Exception:  # noqa: BLE001
+                return None
+        else:
+            try:
+                info["utility"] = encode(_instrument().unrecorded_utility(game, obj), _no_handle)
             except Exception:  # noqa: BLE001 - then the sandbox asks, as for any state
                 pass
         return info
@@ -452,8 +448,6 @@ class StudentSession:
         if "$o" in data:                   # something the student returned that cannot cross
             return _Unsendable(str(data.get("$o")), str(data.get("repr", ""))[:200])
         if "$p" in data:
-            from ..game import Player
-
             return Player(data["$p"])
         h = data.get("$h")
         if not isinstance(h, int) or not 0 <= h < len(self._objects):
@@ -542,14 +536,12 @@ class StudentSession:
         if self._wants_isolation and not self._isolated:
             self._fork()                   # this test's own copy of the process
         self._objects, self._handles = [], {}
-        from ..game import Game
-
         self._game = args[0] if args and isinstance(args[0], Game) else None
         self._expanded, self._resulted, self._infos = set(), set(), {}
-        self._send({"op": "forget"})
         self._calls += 1
         call_id = f"{self._calls}-{os.urandom(6).hex()}"
-        request = {"op": "call", "id": call_id, "name": name,
+        # "forget": the handles of the previous call mean nothing in this one
+        request = {"op": "call", "id": call_id, "name": name, "forget": True,
                    "args": [encode(a, self._handle) for a in args]}
         if count:
             request["count"] = True
@@ -557,9 +549,13 @@ class StudentSession:
         self._send(request)
         try:
             return self._serve(call_id)
-        except BaseException:
-            if self._isolated or not self._wants_isolation or self.proc is None \
-                    or self.proc.poll() is not None:
+        except BaseException as exc:
+            # The student's function raised and the sandbox answered so: the process waits for
+            # the next request, as after a return, and is kept (a new sandbox would run every
+            # cell again for the next call, and a release's stubs raise in every test).
+            answered = isinstance(exc, StudentCodeError) and exc.__dict__.get("answer_of") == call_id
+            if not answered and (self._isolated or not self._wants_isolation or self.proc is None
+                                 or self.proc.poll() is not None):
                 self.close()               # stopped mid-call: its state is unknown
             # else only the test's copy of the process ended: the cells' state is intact
             raise
@@ -572,7 +568,9 @@ class StudentSession:
             op = message.get("op")
             if op in ("return", "error") and message.get("id") != call_id:
                 continue                   # not the answer to this call (stale or forged)
-            if op in ("game", "callback", "note"):
+            if op == "notes":
+                self._notes(message.get("notes"))
+            elif op in ("game", "callback", "note"):
                 self._answer(message)
             elif op == "return":
                 self._print(message.get("stdout"))
@@ -581,8 +579,10 @@ class StudentSession:
                 return decode(message.get("value"), self._resolve)
             elif op == "error":
                 self._print(message.get("stdout"))
-                raise _student_error(message.get("type", "Exception"), message.get("message", ""),
-                                     message.get("traceback", ""))
+                error = _student_error(message.get("type", "Exception"), message.get("message", ""),
+                                       message.get("traceback", ""))
+                error.answer_of = call_id          # the call ended with the sandbox's answer
+                raise error
             else:
                 raise SessionError(f"the sandbox sent an unknown request {str(op)[:40]!r}")
 
@@ -633,10 +633,17 @@ class StudentSession:
                     raise exc from None
                 return                     # "joined": the state of the cells is back
 
-    def _answer(self, message: dict) -> None:
-        from ..errors import CourseError
-        from ..game import Game
+    def _notes(self, notes: Any) -> None:
+        """Record what the sandbox reports it used of what was sent ahead: ``[[handle, method,
+        args], ...]``, each as a ``note`` (:meth:`_answer`), in order."""
+        if not isinstance(notes, list):
+            raise SessionError("the sandbox sent something that is not a message")
+        for note in notes:
+            if not isinstance(note, list) or len(note) != 3:
+                raise SessionError("the sandbox sent something that is not a message")
+            self._answer({"op": "note", "h": note[0], "method": note[1], "args": note[2]})
 
+    def _answer(self, message: dict) -> None:
         try:
             target = self._resolve({"$h": message.get("h")})
             args = [decode(a, self._resolve) for a in message.get("args") or []]
@@ -668,11 +675,10 @@ class StudentSession:
             raise
         except (CourseError, ValueError, TypeError, KeyError, IndexError, AttributeError,
                 NotImplementedError, ArithmeticError) as exc:
-            from ..grading.instrument import GameUsageError
-
             if message.get("op") == "note":
                 return
-            kind = "GameUsageError" if isinstance(exc, GameUsageError) else type(exc).__name__
+            kind = "GameUsageError" if isinstance(exc, _instrument().GameUsageError) \
+                else type(exc).__name__
             reply = {"op": "raise", "type": kind, "message": str(exc)}
         self._send(reply)
 
@@ -701,8 +707,7 @@ class StudentSession:
         use of each parent as a ``moves`` note, which records its expansion in its place.  A
         parent's handle is always sent before its entry.
         """
-        from ..grading.instrument import unrecorded_children
-
+        unrecorded_children = _instrument().unrecorded_children
         entries: list = []
         queue = collections.deque(children)
         sent = 0
@@ -753,14 +758,116 @@ def __getattr__(name):
 
 def _student_course(target: str) -> None:
     """Write the student-facing part of the course package into ``target``."""
-    from pathlib import Path
-
-    source = Path(__file__).resolve().parent.parent
     os.mkdir(target)
     for name in STUDENT_MODULES:
-        shutil.copy(source / f"{name}.py", os.path.join(target, f"{name}.py"))
+        shutil.copy(_COURSE / f"{name}.py", os.path.join(target, f"{name}.py"))
     with open(os.path.join(target, "__init__.py"), "w", encoding="utf-8") as f:
         f.write(_STUDENT_INIT)
+
+
+_COURSE = Path(__file__).resolve().parent.parent
+
+#: How the sandbox's Python runs :mod:`.inside`: imported as a module from the program folder
+#: (its first argument), so that the bytecode compiled with the folder is used (a script given
+#: to ``python`` is compiled at every start).  Further arguments are ignored.
+BOOT = "import sys; sys.path.insert(0, sys.argv[1]); import inside; inside.main()"
+
+_PROGRAMS: dict[tuple, str] = {}
+_PROGRAMS_LOCK = threading.Lock()
+
+
+def program_folder(python: str) -> str:
+    """The sandbox's program, ready to be bound read-only at ``/grader``: :mod:`.inside` and the
+    student-facing part of the course (:data:`STUDENT_MODULES`), with their bytecode.
+
+    Made once per process (and again if the sources or ``$TMPDIR`` change) in
+    :func:`~.bwrap.sandbox_tmp`, readable by the sandbox's user and writable by no one else;
+    removed when the process ends.  The bytecode is compiled by ``python``, the interpreter
+    the sandbox runs, so it is the version that interpreter reads; without it (the compiler
+    failed) every start compiles the sources again, as it would anyway.
+    """
+    sources = [INSIDE] + [_COURSE / f"{name}.py" for name in STUDENT_MODULES]
+    key = (python, sandbox_tmp(), tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size)
+                                        for p in sources))
+    with _PROGRAMS_LOCK:
+        folder = _PROGRAMS.get(key)
+        if folder is not None and os.path.isfile(os.path.join(folder, "inside.py")):
+            return folder
+        base = tempfile.mkdtemp(prefix="course-sandbox-program-", dir=key[1])
+        os.chmod(base, 0o755)
+        folder = os.path.join(base, "grader")
+        os.mkdir(folder)
+        shutil.copy(INSIDE, os.path.join(folder, "inside.py"))
+        _student_course(os.path.join(folder, "course"))
+        try:
+            subprocess.run([python, "-I", "-S", "-c",
+                            "import compileall, sys; compileall.compile_dir(sys.argv[1], quiet=2)",
+                            folder], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=60, env={"LANG": "C.UTF-8"})
+        except (OSError, subprocess.SubprocessError):
+            pass                           # then the sandbox compiles the sources itself
+        for where, _, files in os.walk(base):
+            os.chmod(where, 0o755)
+            for name in files:
+                os.chmod(os.path.join(where, name), 0o644)
+        for old in [k for k in _PROGRAMS if k[:2] == key[:2]]:
+            shutil.rmtree(os.path.dirname(_PROGRAMS.pop(old)), ignore_errors=True)
+        _PROGRAMS[key] = folder
+        return folder
+
+
+@atexit.register
+def _remove_programs() -> None:
+    for folder in _PROGRAMS.values():
+        shutil.rmtree(os.path.dirname(folder), ignore_errors=True)
+    _PROGRAMS.clear()
+
+
+_KINDS: dict[type, tuple[str, list[str] | None]] = {}
+
+
+def _dataclass_names(obj: Any) -> list[str]:
+    """The fields and public properties of a dataclass's value (sent as its attributes)."""
+    return [f.name for f in fields(obj)] + [
+        name for name, value in vars(type(obj)).items()
+        if isinstance(value, property) and not name.startswith("_")]
+
+
+def _kind_of(obj: Any) -> tuple[str, list[str] | None]:
+    """How the grader's object ``obj`` crosses: ``("game" | "fn" | "obj", names)``, ``names`` the
+    attributes sent with a dataclass's value (:func:`_dataclass_names`), else None.
+
+    Decided by its class alone (kept for each class: a few hundred at most), except for a
+    class itself, decided each time.
+    """
+    cls = type(obj)
+    if issubclass(cls, type):                      # a class: never a game or a function here
+        return "obj", _dataclass_names(obj) if is_dataclass(obj) else None
+    found = _KINDS.get(cls)
+    if found is None:
+        if Game in cls.__mro__:      # not issubclass(): with one class per instrumented
+            found = ("game", None)   # case, the ABC's check walks thousands of subclasses
+        elif any("__call__" in vars(klass) for klass in cls.__mro__):       # callable(obj)
+            found = ("fn", None)
+        else:
+            found = ("obj", _dataclass_names(obj) if is_dataclass(cls) else None)
+        if len(_KINDS) > 500:
+            _KINDS.clear()
+        _KINDS[cls] = found
+    return found
+
+
+_INSTRUMENT: Any = None
+
+
+def _instrument() -> Any:
+    """:mod:`course.grading.instrument` (imported on first use: the grader's side of the course)."""
+    global _INSTRUMENT
+    if _INSTRUMENT is None:
+        import importlib
+
+        _INSTRUMENT = importlib.import_module("..grading.instrument", __package__)
+    return _INSTRUMENT
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -298,7 +298,9 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
     import threading
 
     from .integrity import IntegrityWatch
+    from .worker import lighter_nbgrader
 
+    lighter_nbgrader()       # this process reads the gradebook after every job too (fill_scores)
     watch = IntegrityWatch(layout.root)
     lock = staging / ".gradebook.lock"
     queues: list[list[tuple[str, str]]] = [[] for _ in range(max(1, jobs))]

@@ -52,7 +52,7 @@ from nbgrader.preprocessors import OverwriteCells
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 
 from ...errors import CourseError
-from ...sandbox import StudentSession
+from ...sandbox import StudentSession, check_sandbox
 from ...sandbox.inside import plain_python
 from ...sandbox.bwrap import Limits
 from ...sandbox.session import SessionError, SubmissionLimitError
@@ -512,6 +512,10 @@ class SandboxedGrade(NbGraderPreprocessor):
             or os.path.dirname(os.path.abspath(info["db_url"].replace("sqlite:///", "")))
         check_config_approved(course_root)            # the file, as approved (issue 19)
         check_policy_approved(self.config, course_root)   # what it makes nbgrader run
+        if self.sandbox:
+            # the sandbox starts and offers the course environment's packages (once per process;
+            # the formgrader's Autograde button comes here without make autograde's check)
+            check_sandbox()
         sources: dict[str, Any] = {}
         tests: set[str] = set()
         with Gradebook(info["db_url"], info.get("course_id", "default_course")) as gb:
