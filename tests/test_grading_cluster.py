@@ -198,12 +198,13 @@ def test_cluster_grades_equal_the_local_pool(graded_locally, cluster):
     assert outputs == local_outputs
     _, by = term_support.grades(remote)
     score = {s: float(by[(s, A)]["autograded_score"] or 0) for s in STUDENTS}
-    assert score["ada"] == score["gus"] == score["dee"] == 2     # the hostile one found nothing
-    assert score["bob"] == score["cy"] == score["hal"] == score["eve"] == 0
-    # the hanging and the flooding answers are stopped at the cell's time limit, as locally
-    for student in ("eve", "fay"):
+    # the hostile one found nothing; int(x) passes the hidden test of negative numbers
+    assert score["ada"] == score["gus"] == score["dee"] == score["hal"] == 2
+    assert score["bob"] == score["cy"] == score["eve"] == score["fay"] == 0
+    # the hanging and the flooding answers are stopped at their time limits, as locally
+    for student, error in (("eve", "SessionError"), ("fay", "CellTimeoutError")):
         cells = json.loads((remote / "autograded" / student / A / f"{NB}.ipynb").read_text())["cells"]
-        assert any(o.get("ename") == "CellTimeoutError" for c in cells for o in c.get("outputs", ())), student
+        assert any(o.get("ename") == error for c in cells for o in c.get("outputs", ())), student
     # a second run keeps every result (its inputs unchanged): no code runs, locally or not
     again = ok(remote, "autograde", "--timeout", CELL_TIMEOUT, "--cluster", cluster.address)
     assert "sent to the cluster" not in again
@@ -220,13 +221,13 @@ def test_a_worker_killed_mid_run_loses_no_student(graded_locally, cluster):
     grading = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     killed = None
     with Client(cluster.address, timeout=60) as client:
+        pids = client.run(os.getpid)                  # {worker address: its process id}
         deadline = time.monotonic() + 240
         while killed is None and grading.poll() is None and time.monotonic() < deadline:
             busy = {w for w, keys in client.processing().items()
                     if any(str(k).startswith("course-grade-") for k in keys)}
-            info = client.scheduler_info()["workers"]
             for address in busy:
-                pid = info.get(address, {}).get("pid")
+                pid = pids.get(address)
                 victim = next((p for p in cluster.workers if p.pid == pid), None)
                 if victim is not None:
                     time.sleep(0.5)                   # mid-job: its sandbox is running
