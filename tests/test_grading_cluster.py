@@ -240,3 +240,59 @@ def test_a_worker_killed_mid_run_loses_no_student(graded_locally, cluster):
     assert grading.returncode == 0, out
     assert killed.wait(timeout=10) == -signal.SIGKILL
     assert _results(remote) == _results(local)
+
+
+# ------------------------------------------------------------------ a job refuses what it must
+def _bundle_and_job(template: Path):
+    from course.grading.course_dir import course_layout
+    from course.grading.job import build_bundle, make_job
+
+    bundle = build_bundle(course_layout(template), A, cell_timeout=4, submission_timeout=60,
+                          sandboxed=True)
+    return bundle, make_job("ada", A, template / "submitted" / "ada" / A)
+
+
+def test_a_job_refuses_a_configuration_that_would_grade_outside_the_sandbox(graded_locally):
+    import dataclasses
+
+    from course.grading.autograde.approval import SandboxPolicyError
+    from course.grading.job import JobError, run_job
+
+    bundle, job = _bundle_and_job(graded_locally[1])
+    assert bundle.sandboxed and bundle.gradebook and bundle.secret
+    # a policy with nbgrader's own Execute (the student's code in a kernel, with the worker's rights)
+    kernel = {"Autograde": {"autograde_preprocessors": ["nbgrader.preprocessors.Execute"]}}
+    with pytest.raises(SandboxPolicyError):
+        run_job(dataclasses.replace(bundle, approval=dict(bundle.approval, policy=kernel)), job)
+    # a configuration file other than the approved one
+    other = bundle.config_text + b"\nc.Autograde.autograde_preprocessors = ['nbgrader.preprocessors.Execute']\n"
+    with pytest.raises(JobError, match="not the approved file"):
+        run_job(dataclasses.replace(bundle, config_text=other), job)
+    # other course code on the worker than the instructor's
+    with pytest.raises(JobError, match="course package"):
+        run_job(dataclasses.replace(bundle, course_code="0" * 64), job)
+
+
+@pytest.mark.parametrize("name", ["../escape.txt", "/etc/cron.d/x", "a/../../b", "", "a\\b"])
+def test_a_job_refuses_file_names_that_leave_its_folder(graded_locally, name):
+    import dataclasses
+
+    from course.grading.job import GradingJob, JobError, JobResult, run_job
+    from course.grading.job.writer import write_files
+
+    bundle, job = _bundle_and_job(graded_locally[1])
+    with pytest.raises(JobError, match="could leave its folder"):
+        run_job(bundle, GradingJob("ada", A, dict(job.files, **{name: b"x"})))
+    with pytest.raises(JobError, match="could leave its folder"):
+        run_job(dataclasses.replace(bundle, source_files={name: b"x"}), job)
+    for student in ("..", "a/b", ""):
+        with pytest.raises(JobError, match="plain folder name"):
+            run_job(bundle, GradingJob(student, A, job.files))
+    # a result's files are written only inside autograded/<student>/<assignment>/
+    out = Path(tempfile.mkdtemp(prefix="course-autograded-"))
+    try:
+        with pytest.raises(JobError, match="could leave its folder"):
+            write_files(out, JobResult("ada", A, {}, files={name: [0o644, b"x"]}))
+        assert not any(p.is_file() for p in out.parent.glob("escape.txt"))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)

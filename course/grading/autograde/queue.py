@@ -111,12 +111,13 @@ class _Worker:
 
     def __init__(self, layout: CourseLayout, staging: Path, jobs: list[tuple[str, str]],
                  cell_timeout: int, *, lock: Path, sandbox: bool, submission_timeout: float,
-                 env: dict | None = None) -> None:
+                 env: dict | None = None, stdin_jobs: bool = False) -> None:
         import queue
         import threading
 
         command = [sys.executable, "-m", "course.grading.autograde.worker", "--root", str(layout.root),
-                   "--submitted", str(staging), "--timeout", str(cell_timeout), "--handshake",
+                   "--submitted", str(staging), "--timeout", str(cell_timeout),
+                   "--jobs-from-stdin" if stdin_jobs else "--handshake",
                    "--lock", str(lock), "--submission-timeout", str(submission_timeout)]
         if not sandbox:
             command.append("--unsafe-no-sandbox")
@@ -155,6 +156,14 @@ class _Worker:
         """Let the worker start its next job (it waits for this after each one)."""
         try:
             self.proc.stdin.write("go\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass                          # the worker is gone; next() will say so
+
+    def send(self, student: str, assignment: str) -> None:
+        """Give a ``stdin_jobs`` worker its next job."""
+        try:
+            self.proc.stdin.write(f"{student}/{assignment}\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             pass                          # the worker is gone; next() will say so

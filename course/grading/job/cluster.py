@@ -138,6 +138,8 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
                 job = futures[future]
                 try:
                     result = future.result()
+                    if (result.student, result.assignment) != job:
+                        result = _lost(job, "the worker returned the result of another job")
                 except Exception as exc:  # noqa: BLE001 - KilledWorker, a JobError: said in the record
                     result = _lost(job, f"{type(exc).__name__}: {exc}")
                 results.append(result)

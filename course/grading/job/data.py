@@ -6,12 +6,14 @@ See :mod:`course.grading.job`.  Everything here is plain data (``str``, ``bytes`
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
 import shutil
 import socket
 import tempfile
+import threading
 import time
 import types
 from dataclasses import dataclass, field
@@ -94,8 +96,8 @@ class JobResult:
 
 # ------------------------------------------------------------------ the instructor's side
 def _plain_name(name: str, what: str) -> str:
-    if not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\0" in name \
-            or "\\" in name:
+    if not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\" in name \
+            or any(ord(ch) < 32 for ch in name):
         raise JobError(f"{what} {name!r} is not a plain folder name")
     return name
 
@@ -255,15 +257,136 @@ def _read_results(root: Path, bundle: AssignmentBundle, job: GradingJob) -> tupl
     return submission, files
 
 
+class _Slot:
+    """A private course folder made from one bundle, and a grading worker kept in it for the
+    next jobs of that bundle (its Python, nbgrader and the sandbox's program started once)."""
+
+    def __init__(self, bundle: AssignmentBundle, digest: str) -> None:
+        from ..autograde.approval import APPROVALS_ENV, _record_path
+        from ..autograde.queue import _Worker
+        from ..autograde.sandboxed import SECRET_ENV, SECRET_FILE
+
+        self.digest = digest
+        self.tmp = Path(tempfile.mkdtemp(prefix="course-job-"))
+        self.worker = None
+        try:
+            os.chmod(self.tmp, 0o711)
+            root = self.root = self.tmp / "course"
+            root.mkdir(mode=0o700)
+            (root / "nbgrader_config.py").write_bytes(bundle.config_text)
+            (root / GRADEBOOK).write_bytes(bundle.gradebook)
+            (root / bundle.source_directory / bundle.assignment).mkdir(parents=True)
+            _write(root / bundle.source_directory / bundle.assignment, bundle.source_files)
+            (root / SUBMITTED).mkdir()
+            if bundle.secret:
+                fd = os.open(root / SECRET_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(bundle.secret + "\n")
+            approvals = self.tmp / "approvals"
+            approvals.mkdir(mode=0o700)
+            record = dict(bundle.approval, course=str(root.resolve()),
+                          text=bundle.config_text.decode("utf-8", errors="replace"))
+            (approvals / _record_path(root).name).write_text(json.dumps(record), encoding="utf-8")
+            sandboxes = self.tmp / "sandboxes"        # the sandboxes' folders, as the local pool's
+            sandboxes.mkdir()
+            os.chmod(sandboxes, 0o755)
+            env = {k: v for k, v in os.environ.items() if k != SECRET_ENV}
+            env.update({APPROVALS_ENV: str(approvals), "TMPDIR": str(sandboxes)})
+            self.worker = _Worker(types.SimpleNamespace(root=root), root / SUBMITTED, [],
+                                  bundle.cell_timeout, lock=self.tmp / "lock",
+                                  sandbox=bundle.sandboxed,
+                                  submission_timeout=bundle.submission_timeout, env=env,
+                                  stdin_jobs=True)
+        except BaseException:
+            self.close()
+            raise
+
+    def alive(self) -> bool:
+        return self.worker is not None and self.worker.proc.poll() is None
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+#: Slots kept by this process (a Dask worker): idle ones by bundle digest.
+_IDLE: dict[str, list[_Slot]] = {}
+_IDLE_LOCK = threading.Lock()
+#: Bundles whose slots are kept at most (the others' are closed).
+KEEP_BUNDLES = 8
+
+
+def _bundle_digest(bundle: AssignmentBundle) -> str:
+    digest = hashlib.sha256()
+    for part in (bundle.assignment, bundle.course_id, bundle.config_text, json.dumps(bundle.approval, sort_keys=True),
+                 bundle.gradebook, json.dumps(sorted((k, hashlib.sha256(v).hexdigest())
+                                                     for k, v in bundle.source_files.items())),
+                 bundle.secret or "", repr((bundle.cell_timeout, bundle.submission_timeout,
+                                            bundle.sandboxed, bundle.course_code,
+                                            bundle.source_directory, bundle.autograded_directory))):
+        digest.update(part if isinstance(part, bytes) else str(part).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _take(bundle: AssignmentBundle) -> _Slot:
+    digest = _bundle_digest(bundle)
+    with _IDLE_LOCK:
+        idle = _IDLE.get(digest, [])
+        while idle:
+            slot = idle.pop()
+            if slot.alive():
+                return slot
+            slot.close()
+    return _Slot(bundle, digest)
+
+
+def _give_back(slot: _Slot) -> None:
+    if not slot.alive():
+        slot.close()
+        return
+    with _IDLE_LOCK:
+        _IDLE.setdefault(slot.digest, []).append(slot)
+        while len(_IDLE) > KEEP_BUNDLES:
+            for old in _IDLE.pop(next(iter(_IDLE))):
+                old.close()
+
+
+@atexit.register
+def close_slots() -> None:
+    """Stop the kept workers and remove their folders (at exit, or when a run is over)."""
+    with _IDLE_LOCK:
+        slots = [slot for idle in _IDLE.values() for slot in idle]
+        _IDLE.clear()
+    for slot in slots:
+        slot.close()
+
+
+def _clean(slot: _Slot, bundle: AssignmentBundle, job: GradingJob) -> None:
+    """Back to the bundle's state: the student gone from the gradebook, the folders removed."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    for folder in (slot.root / SUBMITTED / job.student, slot.root / bundle.autograded_directory / job.student):
+        shutil.rmtree(folder, ignore_errors=True)
+    with Gradebook(f"sqlite:///{slot.root / GRADEBOOK}", bundle.course_id) as gb:
+        try:
+            gb.remove_student(job.student)
+        except MissingEntry:
+            pass
+
+
 def run_job(bundle: AssignmentBundle, job: GradingJob) -> JobResult:
     """Grade one submission from data alone; the result as data (see :mod:`course.grading.job`).
 
-    A private course folder is made in a new temporary directory (the approved configuration and
-    its approval, the gradebook template, the source's files, the submission, the secret), the
-    course's grading worker grades the submission there -- its code in the bubblewrap sandbox,
-    within the job's time limits and caps -- and the folder is removed.  Running a job twice
-    gives the same result and changes nothing outside its folder (a job whose machine dies is
-    simply run again elsewhere).
+    A private course folder is made in a new temporary directory from the bundle (the approved
+    configuration and its approval, the gradebook template, the source's files, the secret), the
+    submission is put in it, and the course's grading worker grades it there -- its code in the
+    bubblewrap sandbox, within the job's time limits and caps.  The folder and its worker are
+    kept for the next job of the same bundle in this process, after the job's traces are removed
+    (the student's rows of the gradebook, the submission, the graded folder); a worker that was
+    stopped (a time limit) is not kept.  Running a job twice gives the same result and changes
+    nothing outside its folder (a job whose machine dies is simply run again elsewhere).
 
     Returns
     -------
@@ -277,45 +400,20 @@ def run_job(bundle: AssignmentBundle, job: GradingJob) -> JobResult:
         If the job is malformed, its configuration is not the approved one or would grade
         outside the sandbox, or this machine runs other course code: nothing ran.
     """
-    from ..autograde.approval import APPROVALS_ENV, _record_path
-    from ..autograde.queue import WORKER_MARGIN, WORKER_STARTUP, _Worker
-    from ..autograde.sandboxed import SECRET_ENV, SECRET_FILE
+    from ..autograde.queue import WORKER_MARGIN, WORKER_STARTUP
 
     _check(bundle, job)
     start = time.perf_counter()
-    tmp = Path(tempfile.mkdtemp(prefix="course-job-"))
-    worker = None
+    slot = _take(bundle)
+    keep = False
     try:
-        os.chmod(tmp, 0o711)
-        root = tmp / "course"
-        root.mkdir(mode=0o700)
-        (root / "nbgrader_config.py").write_bytes(bundle.config_text)
-        (root / GRADEBOOK).write_bytes(bundle.gradebook)
-        (root / bundle.source_directory / job.assignment).mkdir(parents=True)
-        _write(root / bundle.source_directory / job.assignment, bundle.source_files)
-        staged = root / SUBMITTED / job.student / job.assignment
+        staged = slot.root / SUBMITTED / job.student / job.assignment
+        _clean(slot, bundle, job)
         staged.mkdir(parents=True)
         _write(staged, job.files)
-        if bundle.secret:
-            fd = os.open(root / SECRET_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(bundle.secret + "\n")
-        approvals = tmp / "approvals"
-        approvals.mkdir(mode=0o700)
-        record = dict(bundle.approval, course=str(root.resolve()),
-                      text=bundle.config_text.decode("utf-8", errors="replace"))
-        (approvals / _record_path(root).name).write_text(json.dumps(record), encoding="utf-8")
-        sandboxes = tmp / "sandboxes"            # the sandboxes' folders, as the local pool's
-        sandboxes.mkdir()
-        os.chmod(sandboxes, 0o755)
-        env = {k: v for k, v in os.environ.items() if k != SECRET_ENV}
-        env.update({APPROVALS_ENV: str(approvals), "TMPDIR": str(sandboxes)})
-        worker = _Worker(types.SimpleNamespace(root=root), root / SUBMITTED,
-                         [(job.student, job.assignment)], bundle.cell_timeout, lock=tmp / "lock",
-                         sandbox=bundle.sandboxed, submission_timeout=bundle.submission_timeout,
-                         env=env)
+        worker = slot.worker
         limit = bundle.submission_timeout + WORKER_MARGIN
-        worker.go()
+        worker.send(job.student, job.assignment)
         try:
             message = worker.next(WORKER_STARTUP)
             while message is not None and message.get("event") != "done":
@@ -328,16 +426,20 @@ def run_job(bundle: AssignmentBundle, job: GradingJob) -> JobResult:
             tail = "".join(worker.stderr).strip().splitlines()
             message = {"success": False, "error": "the grading process ended unexpectedly"
                        + (f" ({tail[-1]})" if tail else "")}
-        worker.stop()
-        submission, files = _read_results(root, bundle, job)
+            worker.stop()
+        submission, files = _read_results(slot.root, bundle, job)
         notebooks = sorted(p[:-len(".ipynb")] for p in job.files
                            if "/" not in p and p.endswith(".ipynb"))
         missing = sorted(set((submission or {}).get("notebooks", {})) - set(notebooks))
-        return JobResult(job.student, job.assignment, {k: message.get(k) for k in
-                                                        ("success", "limit", "review", "error", "log")},
-                         submission, missing, files, round(time.perf_counter() - start, 3),
-                         socket.gethostname(), "".join(worker.stderr)[-4000:])
+        result = JobResult(job.student, job.assignment,
+                           {k: message.get(k) for k in ("success", "limit", "review", "error", "log")},
+                           submission, missing, files, round(time.perf_counter() - start, 3),
+                           socket.gethostname(), "".join(worker.stderr)[-4000:])
+        _clean(slot, bundle, job)
+        keep = slot.alive()
+        return result
     finally:
-        if worker is not None:
-            worker.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
+        if keep:
+            _give_back(slot)
+        else:
+            slot.close()

@@ -23,7 +23,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from .data import JobResult, _relative
+from .data import JobResult, _plain_name, _relative
 
 __all__ = ["write_result", "write_files"]
 
@@ -61,7 +61,7 @@ def write_result(gb: Any, result: JobResult) -> None:
 
 def write_files(autograded: str | os.PathLike, result: JobResult) -> None:
     """Replace ``autograded/<student>/<assignment>/`` with the job's graded folder."""
-    dest = Path(autograded) / result.student / result.assignment
+    dest = Path(autograded) / _plain_name(result.student, "student") / _plain_name(result.assignment, "assignment")
     if dest.is_symlink() or dest.is_file():
         dest.unlink()
     elif dest.exists():
