@@ -164,3 +164,41 @@ def test_unsafe_no_sandbox_is_said_and_recorded_next_to_the_grades(tmp_path, cap
     assert rows[("ada", A1)]["sandboxed"] == "NO (--unsafe-no-sandbox)"
     if sandbox_available():
         assert report[f"grace/{A1}"]["sandboxed"] is True and rows[("grace", A1)]["sandboxed"] == "yes"
+
+
+@pytest.mark.slow
+def test_the_formgraders_autograde_button_takes_the_course_lock(course):
+    """The formgrader's Autograde button (NbGraderAPI.autograde in the Jupyter server) wrote the
+    gradebook while ``make autograde`` ran, bypassing the course lock that keeps two grading
+    commands apart.  Now a click while a command holds the lock is refused, naming the command,
+    and nothing is graded; once the command has finished the button works again."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    from course.formgrader_guard import guard_grading_api
+    from course.grading.course_dir import course_config
+
+    root, marker = course
+    approve_config(root)
+    guard_grading_api()
+    config = course_config(root)
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\n"
+         "from course.grading.run_lock import course_lock\n"
+         f"with course_lock({str(root)!r}, 'make autograde (a test)'):\n"
+         "    print('held', flush=True)\n"
+         "    sys.stdin.read()\n"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        result = api.autograde(A1, "mallory")
+        assert result["success"] is False
+        assert "the course is busy" in result["error"] and "make autograde (a test)" in result["error"]
+        assert not (root / "autograded" / "mallory").exists()
+    finally:
+        holder.communicate("", timeout=60)
+    result = api.autograde(A1, "mallory")
+    assert "busy" not in result.get("error", "") + result.get("log", "")
+    assert not marker.exists()

@@ -97,6 +97,20 @@ def test_the_bundle_holds_what_students_need_and_nothing_of_the_instructors(exch
     assert "c.CourseDirectory.course_id = 'game-tree-search'" in config
     assert str(bundle.parent / "exchange") in config and "COURSE_EXCHANGE" in config
     assert "solutions" not in config
+    # a formgrader started in the student's copy is guarded as the instructor's is; elsewhere
+    # (nbgrader in a terminal, Validate) the file runs and the guard does nothing
+    assert "guard_this_formgrader()" in config
+
+    class Config(dict):
+        def __getattr__(self, name):
+            return self.setdefault(name, Config())
+
+        def __setattr__(self, name, value):
+            self[name] = value
+
+    loaded = Config()
+    exec(compile(config, "nbgrader_config.py", "exec"), {"get_config": lambda: loaded})
+    assert loaded.CourseDirectory.course_id == "game-tree-search"
 
 
 def test_students_fetch_the_release(exchange_class):

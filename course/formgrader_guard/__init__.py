@@ -113,14 +113,20 @@ def _refusal(exc: Exception) -> dict[str, Any]:
 
 
 def guard_grading_api() -> None:
-    """Make nbgrader's ``NbGraderAPI.autograde`` and ``generate_feedback`` check the approval first.
+    """Make nbgrader's ``NbGraderAPI.autograde`` and ``generate_feedback`` check the approval first
+    and hold the course lock while they run.
 
-    In this process only (the Jupyter server); ``make autograde`` checks on its own.
+    In this process only (the Jupyter server); ``make autograde`` checks on its own.  The
+    formgrader's Autograde and Generate Feedback buttons then take the course lock
+    exclusively, as ``make autograde`` and ``make feedback`` do
+    (:mod:`course.grading.run_lock`): a click while a grading command runs is refused with
+    that command's name, and no command starts while the button's work runs.
     Calling it twice changes nothing.
     """
     from nbgrader.apps.api import NbGraderAPI
 
     from course.grading.autograde.approval import check_config_approved, check_policy_approved
+    from course.grading.run_lock import course_lock
     from course.errors import CourseError
 
     for name in ("autograde", "generate_feedback"):
@@ -134,10 +140,11 @@ def guard_grading_api() -> None:
             try:
                 check_config_approved(root)
                 check_policy_approved(self.config, root)
-            except CourseError as exc:
+                with course_lock(root, f"the formgrader's {_original.__name__} button"):
+                    return _original(self, *args, **kwargs)
+            except CourseError as exc:            # not approved, or the course is busy
                 self.log.error("%s", exc)
                 return _refusal(exc)
-            return _original(self, *args, **kwargs)
 
         guarded._course_guarded = True
         setattr(NbGraderAPI, name, guarded)

@@ -229,6 +229,15 @@ import os
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
+# A formgrader started in this copy is served only behind the course's guard, as the
+# instructor's is (it shows notebooks in the browser; course/formgrader_guard).
+try:
+    from course.formgrader_guard import guard_this_formgrader
+except ImportError:        # the course is not importable here: nothing of it runs, nor this
+    pass
+else:
+    guard_this_formgrader()
+
 c.CourseDirectory.course_id = {course_id!r}
 c.Exchange.root = os.environ.get("COURSE_EXCHANGE") or {exchange!r}
 # Submissions stay writable by their owner only (course/grading/intake/exchange/submit.py).

@@ -29,8 +29,11 @@ kill, a crash, a power cut), so a stale lock never blocks a course.  Within one
 process the lock is re-entrant (``autograde()`` called by the command takes it
 again without blocking itself).
 
-The formgrader in JupyterLab does not take it: its Autograde button and hand
-grades write the gradebook directly (as nbgrader does).
+The formgrader's Autograde and Generate Feedback buttons take it too, exclusively
+(:func:`course.formgrader_guard.guard_grading_api`): a click while a command runs
+is refused with that command's name.  Hand grades and comments entered in the
+formgrader do not take it: each is one gradebook write, and the grades are
+settled from the gradebook when they are exported.
 """
 
 from __future__ import annotations
