@@ -48,8 +48,9 @@ from .writer import write_files, write_result
 
 __all__ = ["run_cluster_jobs", "CONNECT_TIMEOUT"]
 
-#: Seconds to wait for the scheduler to answer.
+#: Seconds to wait for the scheduler to answer, and for a first worker to join it.
 CONNECT_TIMEOUT = 30
+WORKERS_TIMEOUT = 120
 
 
 def bundle_value(bundle: Any) -> Any:
@@ -97,6 +98,14 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
     if security is not None:
         kwargs["security"] = security
     client = Client(address, **kwargs)
+    try:
+        client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+    except Exception:  # noqa: BLE001 - TimeoutError (its kind differs between versions)
+        from ..course_dir import WorkflowError
+
+        client.close()
+        raise WorkflowError(f"no worker joined the Dask scheduler at {address} within "
+                            f"{WORKERS_TIMEOUT} s: start workers (docs/instructor/cluster.md)") from None
     futures: dict[Any, tuple[str, str]] = {}
     in_flight: set[tuple[str, str]] = set()
     finished: set[tuple[str, str]] = set()

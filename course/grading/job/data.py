@@ -203,6 +203,16 @@ def make_job(student: str, assignment: str, folder: str | os.PathLike) -> Gradin
 
 
 # ------------------------------------------------------------------ the worker's side
+_CODE: list = []
+
+
+def _code_here(course_code: Any) -> str:
+    """This process's course code digest, computed once (its grading workers import it once)."""
+    if not _CODE:
+        _CODE.append(course_code())
+    return _CODE[0]
+
+
 def _check(bundle: AssignmentBundle, job: GradingJob) -> None:
     from ..autograde.approval import check_policy_is_sandboxed
     from ..term.inputs import course_code
@@ -216,7 +226,7 @@ def _check(bundle: AssignmentBundle, job: GradingJob) -> None:
     # the configuration must grade in the sandbox, whatever the run: --unsafe-no-sandbox switches
     # the sandbox off for one run from the instructor's command line, never a configuration
     check_policy_is_sandboxed(bundle.approval.get("policy") or {})
-    here = course_code()
+    here = _code_here(course_code)
     if here != bundle.course_code:
         raise JobError(f"this worker's course package ({here[:12]}) is not the instructor's "
                        f"({bundle.course_code[:12]}): install the same version on the workers")
