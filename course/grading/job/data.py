@@ -7,6 +7,7 @@ See :mod:`course.grading.job`.  Everything here is plain data (``str``, ``bytes`
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import json
 import os
@@ -111,6 +112,26 @@ def _relative(path: str) -> PurePosixPath:
     return rel
 
 
+def _stamp(db_url: str, path: Path) -> None:
+    """Give the new gradebook ``path`` the database version of the course's (nbgrader runs the
+    ``alembic`` command in a new process to find it for a new file: seconds on a busy machine)."""
+    import sqlite3
+
+    if not db_url.startswith("sqlite:///"):
+        return
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db_url[len('sqlite:///'):]}?mode=ro", uri=True)) as src:
+            row = src.execute("SELECT version_num FROM alembic_version").fetchone()
+    except sqlite3.Error:
+        return
+    if row is None:
+        return
+    with contextlib.closing(sqlite3.connect(path)) as dst:
+        dst.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)")
+        dst.execute("INSERT INTO alembic_version (version_num) VALUES (?)", (row[0],))
+        dst.commit()
+
+
 def gradebook_template(db_url: str, course_id: str, assignment: str) -> bytes:
     """A new gradebook holding only ``assignment``: its notebooks and cells (with their points,
     locked sources and tests), no student, no other assignment; as bytes."""
@@ -118,6 +139,7 @@ def gradebook_template(db_url: str, course_id: str, assignment: str) -> bytes:
 
     with tempfile.TemporaryDirectory(prefix="course-template-") as tmp:
         path = Path(tmp) / GRADEBOOK
+        _stamp(db_url, path)
         with Gradebook(db_url, course_id) as src, Gradebook(f"sqlite:///{path}", course_id) as dst:
             a = src.find_assignment(assignment)
             dst.update_or_create_assignment(assignment, duedate=a.duedate)
@@ -277,6 +299,14 @@ class _Slot:
         from ..autograde.sandboxed import SECRET_ENV, SECRET_FILE
 
         self.digest = digest
+        if bundle.sandboxed:
+            from ...sandbox import SandboxUnavailable, check_sandbox
+
+            try:
+                check_sandbox()
+            except SandboxUnavailable as exc:
+                raise JobError(f"the sandbox cannot start on {socket.gethostname()}: {exc} "
+                               "(docs/instructor/cluster.md: what every worker needs)") from None
         self.tmp = Path(tempfile.mkdtemp(prefix="course-job-"))
         self.worker = None
         try:
