@@ -61,8 +61,10 @@ STUDENTS = {"ada": "right", "bob": "wrong", "cy": "negatives", "dee": "hostile",
 
 def _class(root: Path, base: Path) -> Path:
     term_support.CODE.update(hostile=_hostile_code(base), hang=HANG, flood=FLOOD)
-    when = due_date() - dt.timedelta(hours=2)
-    tiny_class(root, {s: (kind, "Because x times x.", when) for s, kind in STUDENTS.items()})
+    due = due_date()
+    late = {"gus", "hal"}                   # a day and more late: the term's late rule applies
+    tiny_class(root, {s: (kind, "Because x times x.", due + dt.timedelta(hours=30) if s in late
+                          else due - dt.timedelta(hours=2)) for s, kind in STUDENTS.items()})
     (root / ".grading-secret").write_text("the same secret for both copies\n", encoding="utf-8")
     return root
 
@@ -201,6 +203,7 @@ def test_cluster_grades_equal_the_local_pool(graded_locally, cluster):
     # the hostile one found nothing; int(x) passes the hidden test of negative numbers
     assert score["ada"] == score["gus"] == score["dee"] == score["hal"] == 2
     assert score["bob"] == score["cy"] == score["eve"] == score["fay"] == 0
+    assert float(by[("gus", A)]["late_penalty"]) > 0 and float(by[("ada", A)]["late_penalty"]) == 0
     # the hanging and the flooding answers are stopped at their time limits, as locally
     for student, error in (("eve", "SessionError"), ("fay", "CellTimeoutError")):
         cells = json.loads((remote / "autograded" / student / A / f"{NB}.ipynb").read_text())["cells"]
