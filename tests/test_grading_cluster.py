@@ -232,8 +232,10 @@ def test_a_worker_killed_mid_run_loses_no_student(graded_locally, cluster):
             for address in busy:
                 pid = pids.get(address)
                 victim = next((p for p in cluster.workers if p.pid == pid), None)
-                if victim is not None:
-                    time.sleep(0.5)                   # mid-job: its sandbox is running
+                time.sleep(1.0)                       # into the job: its grading process started
+                still = any(str(k).startswith("course-grade-")
+                            for k in client.processing().get(address, ()))
+                if victim is not None and still:      # killed while it grades a submission
                     os.kill(victim.pid, signal.SIGKILL)
                     killed = victim
                     break

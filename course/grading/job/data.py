@@ -274,7 +274,10 @@ def _read_results(root: Path, bundle: AssignmentBundle, job: GradingJob) -> tupl
         except MissingEntry:
             sub = None
         if sub is not None:
-            submission = {"timestamp": sub.timestamp, "notebooks": {}}
+            # nbgrader sets the timestamp only from a timestamp.txt; without one, the course's
+            # gradebook keeps the one it has (a new row gets nbgrader's default there)
+            stamped = (job.files.get("timestamp.txt") or b"").strip()
+            submission = {"timestamp": sub.timestamp if stamped else None, "notebooks": {}}
             for nb in sub.notebooks:
                 submission["notebooks"][nb.name] = {
                     "grades": {g.name: [g.auto_score, bool(g.needs_manual_grade)] for g in nb.grades},
