@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import term_support  # noqa: E402
 from term_support import A, NB, due_date, ok, tiny_class  # noqa: E402
 
+
 pytest.importorskip("distributed")
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.slow]
@@ -212,6 +213,18 @@ def test_cluster_grades_equal_the_local_pool(graded_locally, cluster):
     again = ok(remote, "autograde", "--timeout", CELL_TIMEOUT, "--cluster", cluster.address)
     assert "sent to the cluster" not in again
     assert _results(remote)[0] == text
+    # hand grades (the written answer, and an override of a test's points), then a new version
+    # handed in: nbgrader's rule (an answer graded by hand before is flagged for review when graded
+    # again) and the term's hand grades give the same gradebook both ways
+    hand = _copy(local, base / "local-hand")              # the module's local result stays as it is
+    for root, extra in ((hand, ["--jobs", "1"]), (remote, ["--cluster", cluster.address])):
+        term_support.give_hand_grade(root, "ada", 1.5)
+        term_support.give_hand_grade(root, "ada", 1.0, cell=term_support.TEST_ID)
+        term_support.hand_in(root, "ada", "wrong", "Because x times x.", due_date() - dt.timedelta(hours=1))
+        ok(root, "autograde", "--timeout", CELL_TIMEOUT, "--student", "ada", *extra)
+    assert _results(remote) == _results(hand)
+    assert any(len(r) == 6 and r[:3] == ("ada", NB, term_support.WRITTEN_ID) and r[4] == 1.5
+               for r in _gradebook_rows(remote))
 
 
 def test_a_worker_killed_mid_run_loses_no_student(graded_locally, cluster):
