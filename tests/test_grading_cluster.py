@@ -314,3 +314,38 @@ def test_a_job_refuses_file_names_that_leave_its_folder(graded_locally, name):
         assert not any(p.is_file() for p in out.parent.glob("escape.txt"))
     finally:
         shutil.rmtree(out, ignore_errors=True)
+
+
+def test_the_writer_follows_nbgraders_rules(graded_locally, tmp_path):
+    """What nbgrader's SaveAutoGrades and autograde do to a gradebook that has hand grades."""
+    from nbgrader.api import Gradebook
+
+    from course.grading.job import JobResult, write_result
+
+    template = graded_locally[1]
+    shutil.copy(template / "gradebook.db", tmp_path / "gradebook.db")
+    test, written, answer = term_support.TEST_ID, term_support.WRITTEN_ID, term_support.ANSWER_ID
+
+    def result(grades: dict, missing: tuple = ()) -> JobResult:
+        return JobResult("ada", A, {"success": True}, {"timestamp": None, "notebooks": {NB: {
+            "grades": grades, "comments": {answer: "No response.", written: None}}}},
+            list(missing))
+
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}", "game-tree-search") as gb:
+        write_result(gb, result({test: [2.0, False], written: [None, True]}))
+        grade = gb.find_grade(test, NB, A, "ada")
+        assert (grade.auto_score, grade.needs_manual_grade) == (2.0, False)
+        assert gb.find_grade(written, NB, A, "ada").needs_manual_grade
+        assert gb.find_comment(answer, NB, A, "ada").auto_comment == "No response."
+        grade.manual_score, grade.needs_manual_grade = 1.0, False    # a hand grade over the tests
+        gb.db.commit()
+        write_result(gb, result({test: [0.0, False], written: [None, True]}))
+        grade = gb.find_grade(test, NB, A, "ada")
+        assert (grade.auto_score, grade.manual_score, grade.needs_manual_grade) == (0.0, 1.0, True)
+        grade.needs_manual_grade = False
+        gb.db.commit()
+        write_result(gb, result({test: [None, False], written: [None, False]}))     # not reached
+        assert (gb.find_grade(test, NB, A, "ada").auto_score,
+                gb.find_grade(test, NB, A, "ada").needs_manual_grade) == (0.0, False)
+        write_result(gb, result({test: [0, False], written: [0, False]}, missing=(NB,)))
+        assert not gb.find_grade(test, NB, A, "ada").needs_manual_grade     # a missing notebook
