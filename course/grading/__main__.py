@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unsafe-no-sandbox", action="store_true",
                    help="grade without the bubblewrap sandbox: the students' code runs with your "
                         "rights (only for code you trust)")
+    p.add_argument("--cluster", default=None, metavar="ADDRESS",
+                   help="grade on a Dask cluster: the scheduler's address, e.g. tcp://host:8786 "
+                        "(docs/instructor/cluster.md); default: worker processes on this machine")
 
     p = sub.add_parser("feedback", help="write feedback HTML")
     p.add_argument("--assignment", default=None)
@@ -265,7 +268,8 @@ def _main(argv: Sequence[str] | None) -> int:
                 records = autograde(args.root, args.submissions, assignment=args.assignment,
                                     student=args.student, cell_timeout=args.timeout, log=print,
                                     submission_timeout=args.submission_timeout, jobs=args.jobs,
-                                    regrade=args.regrade, unsafe_no_sandbox=args.unsafe_no_sandbox)
+                                    regrade=args.regrade, unsafe_no_sandbox=args.unsafe_no_sandbox,
+                                    cluster=args.cluster)
             except KeyboardInterrupt:
                 print("autograde interrupted: every worker and sandbox was stopped; the submissions "
                       "being graded have no grade (status \"grading\" in the report). Run autograde "

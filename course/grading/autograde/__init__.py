@@ -120,7 +120,8 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
               assignment: str | None = None, student: str | None = None,
               cell_timeout: int | None = None, submission_timeout: float | None = None,
               log: Any = None, jobs: int | None = None, regrade: bool = False,
-              unsafe_no_sandbox: bool = False, _term: Any = None) -> list[GradeRecord]:
+              unsafe_no_sandbox: bool = False, cluster: str | None = None,
+              _term: Any = None) -> list[GradeRecord]:
     """Autograde every submission: repaired, its code run in a sandbox, its tests in the grader.
 
     Parameters
@@ -147,6 +148,10 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     unsafe_no_sandbox : bool
         Grade without the bubblewrap sandbox, where it cannot start.  The
         students' code then runs with your rights: only for code you trust.
+    cluster : str, optional
+        The address of a Dask scheduler (``tcp://host:8786``): every submission is graded there
+        as a job of data (:mod:`course.grading.job`), and only this process writes the
+        gradebook; default: the local pool of ``jobs`` workers.
 
     Returns
     -------
@@ -188,13 +193,13 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         return _autograde(root, submissions, assignment=assignment, student=student,
                           cell_timeout=cell_timeout, submission_timeout=submission_timeout,
                           log=console_log(log), jobs=jobs, regrade=regrade,
-                          unsafe_no_sandbox=unsafe_no_sandbox, term=_term)
+                          unsafe_no_sandbox=unsafe_no_sandbox, term=_term, cluster=cluster)
 
 
 def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *,
                assignment: str | None, student: str | None, cell_timeout: int | None,
                submission_timeout: float | None, log: Any, jobs: int | None, regrade: bool,
-               unsafe_no_sandbox: bool, term: Any = None) -> list[GradeRecord]:
+               unsafe_no_sandbox: bool, term: Any = None, cluster: str | None = None) -> list[GradeRecord]:
     from ...sandbox import SandboxUnavailable, check_sandbox
     from ..course_dir import course_config
     from .approval import check_config_approved, check_policy_approved
@@ -211,6 +216,8 @@ def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *
         if log is not None:
             log("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): the students' code runs "
                 "with your rights and can read and change your files. Only for code you trust.")
+    elif cluster:
+        pass            # the sandbox runs on the cluster's workers: each job checks it there
     else:
         try:
             check_sandbox()
@@ -285,7 +292,7 @@ def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *
     copies = start_copy_audit(layout, assignments)
     try:
         _grade(layout, todo, report, records, term, timeout,
-               submission_timeout, jobs, unsafe_no_sandbox, done, begin, log)
+               submission_timeout, jobs, unsafe_no_sandbox, done, begin, log, cluster=cluster)
     except BaseException:
         copies.stop()
         raise
@@ -294,12 +301,12 @@ def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *
     return term.finish(records, lambda again: autograde(
         root, submissions, assignment=assignment, student=student, cell_timeout=cell_timeout,
         submission_timeout=submission_timeout, log=log, jobs=jobs, regrade=regrade,
-        unsafe_no_sandbox=unsafe_no_sandbox, _term=again))
+        unsafe_no_sandbox=unsafe_no_sandbox, cluster=cluster, _term=again))
 
 
 def _grade(layout: CourseLayout, todo: list[tuple[str, str]], report: dict, records: list,
            term: Any, timeout: int, submission_timeout: float, jobs: int | None,
-           unsafe_no_sandbox: bool, done: Any, begin: Any, log: Any) -> None:
+           unsafe_no_sandbox: bool, done: Any, begin: Any, log: Any, cluster: str | None = None) -> None:
     """Stage every submission of ``todo`` (or keep it, unchanged), then grade the staged ones."""
     with _sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
         # the workers' sandboxes make their folders in here too: gone with it, even after a kill
@@ -335,9 +342,16 @@ def _grade(layout: CourseLayout, todo: list[tuple[str, str]], report: dict, reco
             old_tmpdir = os.environ.get("TMPDIR")
             os.environ["TMPDIR"] = str(sandboxes)          # inherited by the workers
             try:
-                run_jobs(layout, Path(tmp) / "submissions", staged, timeout, submission_timeout,
-                         done, jobs=jobs or os.cpu_count() or 1, sandbox=not unsafe_no_sandbox,
-                         begin=begin)
+                if cluster:
+                    from ..job.cluster import run_cluster_jobs
+
+                    run_cluster_jobs(layout, Path(tmp) / "submissions", staged, timeout,
+                                     submission_timeout, done, address=cluster,
+                                     sandbox=not unsafe_no_sandbox, begin=begin, log=log)
+                else:
+                    run_jobs(layout, Path(tmp) / "submissions", staged, timeout, submission_timeout,
+                             done, jobs=jobs or os.cpu_count() or 1, sandbox=not unsafe_no_sandbox,
+                             begin=begin)
             finally:
                 if old_tmpdir is None:
                     os.environ.pop("TMPDIR", None)

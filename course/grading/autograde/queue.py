@@ -110,12 +110,14 @@ class _Worker:
     """A ``course.grading.autograde.worker`` process and a thread reading its JSON lines."""
 
     def __init__(self, layout: CourseLayout, staging: Path, jobs: list[tuple[str, str]],
-                 cell_timeout: int, *, lock: Path, sandbox: bool, submission_timeout: float) -> None:
+                 cell_timeout: int, *, lock: Path, sandbox: bool, submission_timeout: float,
+                 env: dict | None = None, stdin_jobs: bool = False) -> None:
         import queue
         import threading
 
         command = [sys.executable, "-m", "course.grading.autograde.worker", "--root", str(layout.root),
-                   "--submitted", str(staging), "--timeout", str(cell_timeout), "--handshake",
+                   "--submitted", str(staging), "--timeout", str(cell_timeout),
+                   "--jobs-from-stdin" if stdin_jobs else "--handshake",
                    "--lock", str(lock), "--submission-timeout", str(submission_timeout)]
         if not sandbox:
             command.append("--unsafe-no-sandbox")
@@ -130,7 +132,7 @@ class _Worker:
 
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, start_new_session=True,
-                                     cwd=str(layout.root), preexec_fn=start)
+                                     cwd=str(layout.root), preexec_fn=start, env=env)
         self.lines: "queue.Queue[dict | None]" = queue.Queue()
         self.stderr: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -154,6 +156,14 @@ class _Worker:
         """Let the worker start its next job (it waits for this after each one)."""
         try:
             self.proc.stdin.write("go\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass                          # the worker is gone; next() will say so
+
+    def send(self, student: str, assignment: str) -> None:
+        """Give a ``stdin_jobs`` worker its next job."""
+        try:
+            self.proc.stdin.write(f"{student}/{assignment}\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             pass                          # the worker is gone; next() will say so
@@ -223,24 +233,7 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                         message = {"success": False, "error": "the grading process ended unexpectedly"
                                    + (f" ({tail[-1]})" if tail else "")}
                     record.seconds = round(time.perf_counter() - start, 2)
-                    if message.get("limit"):
-                        record.reason = "; ".join(r for r in (record.reason, "stopped at a limit: "
-                                                              + str(message["limit"])) if r)
-                    elif message.get("success"):
-                        record.status = ("needs attention" if record.unreadable else
-                                         "graded (with problems)" if record.reason else "graded")
-                    else:
-                        why = f"nbgrader failed: {nbgrader_error(message)}"
-                        record.reason = "; ".join(r for r in (record.reason, why) if r)
-                    if message.get("success") and not message.get("limit"):
-                        _keep_hand_grades(layout, job, kept, lock)
-                        # the checks' own findings, recorded by the grader (never a line the
-                        # student's code printed: issue 29)
-                        record.review += [str(flag)[:500] for flag in message.get("review") or []
-                                          if isinstance(flag, str)][:50]
-                    fill_scores(layout, record, lock)
-                    if record.status == "needs attention":
-                        _needs_attention(layout, job, lock)
+                    record_outcome(layout, record, message, kept, lock)
                 except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
                     record.status = "failed"
                     record.reason = "; ".join(r for r in (record.reason, f"could not be graded: "
@@ -263,6 +256,32 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                     break                 # start a new worker for the rest
         finally:
             worker.stop()
+
+
+def record_outcome(layout: CourseLayout, record: GradeRecord, message: dict, kept: dict,
+                   lock: Path | None) -> None:
+    """A worker's ``done`` message into ``record`` (status, reason, review flags), the hand grades
+    ``kept`` kept, the scores read from the gradebook.  Shared by the local pool and the cluster
+    (:mod:`course.grading.job.cluster`): the same message gives the same record."""
+    job = (record.student, record.assignment)
+    if message.get("limit"):
+        record.reason = "; ".join(r for r in (record.reason, "stopped at a limit: "
+                                              + str(message["limit"])) if r)
+    elif message.get("success"):
+        record.status = ("needs attention" if record.unreadable else
+                         "graded (with problems)" if record.reason else "graded")
+    else:
+        why = f"nbgrader failed: {nbgrader_error(message)}"
+        record.reason = "; ".join(r for r in (record.reason, why) if r)
+    if message.get("success") and not message.get("limit"):
+        _keep_hand_grades(layout, job, kept, lock)
+        # the checks' own findings, recorded by the grader (never a line the
+        # student's code printed: issue 29)
+        record.review += [str(flag)[:500] for flag in message.get("review") or []
+                          if isinstance(flag, str)][:50]
+    fill_scores(layout, record, lock)
+    if record.status == "needs attention":
+        _needs_attention(layout, job, lock)
 
 
 def _needs_attention(layout: CourseLayout, job: tuple[str, str], lock: Path, *,

@@ -154,7 +154,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--submission-timeout", type=float, default=None,
                         help="seconds a whole submission may take to grade (default: the config's "
                              "SandboxedGrade.submission_timeout)")
-    parser.add_argument("--job", action="append", required=True, help="STUDENT/ASSIGNMENT")
+    parser.add_argument("--job", action="append", default=[], help="STUDENT/ASSIGNMENT")
+    parser.add_argument("--jobs-from-stdin", action="store_true",
+                        help="read the jobs from standard input, one STUDENT/ASSIGNMENT a line, "
+                             "until it ends (a grading job's worker kept for the next job: "
+                             "course.grading.job)")
     parser.add_argument("--lock", default=None,
                         help="a lock file shared by parallel workers: nbgrader's gradebook work is "
                              "done holding it, the sandboxed grading without")
@@ -164,6 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="wait for a line on standard input before each job (the parent "
                              "snapshots the gradebook meanwhile)")
     args = parser.parse_args(argv)
+    if not args.job and not args.jobs_from_stdin:
+        parser.error("give --job or --jobs-from-stdin")
 
     from .approval import check_config_approved, check_policy_approved
 
@@ -193,9 +199,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     _settle_memory()
 
     status = 0
-    for job in args.job:
+
+    def given():
+        yield from args.job
+        while args.jobs_from_stdin:
+            line = sys.stdin.readline()
+            if not line.strip():
+                return                  # the parent went away (or said so)
+            yield line.strip()
+
+    first = True
+    for job in given():
         student, _, assignment = job.partition("/")
-        if args.handshake and not sys.stdin.readline():
+        if args.handshake and not args.jobs_from_stdin and not sys.stdin.readline():
             break                       # the parent went away
         _emit({"event": "start", "student": student, "assignment": assignment})
         del sandboxed.LIMITS_HIT[:]
@@ -217,8 +233,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                "review": sandboxed.REVIEW_FLAGS[:50],
                "error": (result.get("error") or "")[-LOG_LIMIT:],
                "log": (result.get("log") or "")[-LOG_LIMIT:]})
-        if job is args.job[0]:
+        if first:
             _settle_memory()            # and what the first submission imported and memoised
+            first = False
     return status
 
 

@@ -1,0 +1,209 @@
+"""Grading jobs on a Dask cluster: ``python -m course.grading autograde --cluster ADDRESS``.
+
+The instructor's process stages and repairs every submission as the local pool does, makes one
+:class:`~.data.AssignmentBundle` per assignment, sends each submission as a
+:class:`~.data.GradingJob` to a Dask scheduler (``distributed.Client.submit`` of
+:func:`~.data.run_job`), and writes each batch of results into the gradebook and ``autograded/``
+as they come back (:mod:`.writer`).  The workers need the course's Python package (the same
+version: a job checks it), bubblewrap, and nothing of the course folder.
+
+**Why Dask distributed.**  It is an engine made for exactly this -- Python functions on data, run
+on a pool of machines, the results back in the submitting process -- and one ``Client`` API
+covers every deployment an instructor may have: a scheduler and workers started by hand
+(``dask scheduler``, ``dask worker``), a batch system (dask-jobqueue's ``SLURMCluster``,
+``PBSCluster``, ``HTCondorCluster`` start the workers as batch jobs), Kubernetes (the Dask
+Kubernetes operator's ``KubeCluster``) and ``LocalCluster`` for tests.  A job whose worker dies
+(a node lost, a pod evicted) is run again on another worker by the scheduler itself
+(``distributed.scheduler.allowed-failures``); a job here is idempotent (it writes only its own
+temporary folder, and only this process writes the course), so running it twice is harmless.
+Compared with the alternatives:
+
+* *Kubernetes Indexed Jobs* (one pod per submission, as TU Wien's Grader-Service does) need
+  Kubernetes, a container image of the course, a way to hand each pod its submission and to
+  collect its result (a volume, an object store), and their own retry bookkeeping; a pod start
+  costs seconds against a job's fraction of a second; and nothing of it runs on Slurm or a
+  laptop.
+* *Celery* needs a broker (RabbitMQ, Redis) and a result backend to run and secure besides the
+  workers, results come back through that backend rather than to the caller, and a task lost
+  with its worker is redelivered only with late acknowledgement and a visibility timeout tuned
+  to the longest job.
+
+**Limits.**  Every limit of a submission is inside the job: the sandbox's caps and time limits,
+and the wall-clock limit on the grading worker the job starts (killed with its sandboxes at
+``submission_timeout + WORKER_MARGIN``), so a submission that hangs or floods its output ends
+as locally, with the same record.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..course_dir import CourseLayout, gradebook
+from ..results.report import GradeRecord, read_report
+from .data import JobResult, build_bundle, make_job, run_job
+from .writer import write_files, write_result
+
+__all__ = ["run_cluster_jobs", "CONNECT_TIMEOUT"]
+
+#: Seconds to wait for the scheduler to answer, and for a first worker to join it.
+CONNECT_TIMEOUT = 30
+WORKERS_TIMEOUT = 120
+
+
+def bundle_value(bundle: Any) -> Any:
+    """The task that holds an assignment's bundle on the workers (see :func:`run_cluster_jobs`)."""
+    return bundle
+
+
+def _lost(job: tuple[str, str], why: str) -> JobResult:
+    return JobResult(job[0], job[1], {"success": False, "error": why})
+
+
+def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
+                     cell_timeout: int, submission_timeout: float, done: Any, *, address: str,
+                     sandbox: bool = True, begin: Any = None, log: Any = None,
+                     security: Any = None) -> None:
+    """Grade every staged job on the Dask cluster at ``address``; as :func:`~course.grading.
+    autograde.queue.run_jobs` (same ``begin``/``done`` calls, same records, same interrupt).
+
+    Parameters
+    ----------
+    address : str
+        The scheduler's address, e.g. ``tcp://10.0.0.5:8786`` or ``tls://...``.
+    security : distributed.security.Security, optional
+        TLS settings (default: Dask's configuration, ``distributed.comm.tls.*``).
+    """
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        from ..course_dir import WorkflowError
+
+        raise WorkflowError("grading on a cluster needs Dask distributed: pip install "
+                            "'course[cluster]' (or: pip install distributed)") from None
+    from ..autograde.integrity import IntegrityError, IntegrityWatch
+    from ..autograde.queue import Interrupted, _hand_grades, _needs_attention, record_outcome
+    from ..autograde.worker import lighter_nbgrader
+
+    lighter_nbgrader()
+    watch = IntegrityWatch(layout.root)
+    lock = staging / ".gradebook.lock"
+    previous = read_report(layout)
+    bundles = {a: build_bundle(layout, a, cell_timeout=cell_timeout,
+                               submission_timeout=submission_timeout, sandboxed=sandbox)
+               for a in sorted({a for _, a in records})}
+    kwargs = {"timeout": CONNECT_TIMEOUT, "set_as_default": False}
+    if security is not None:
+        kwargs["security"] = security
+    client = Client(address, **kwargs)
+    try:
+        client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+    except Exception:  # noqa: BLE001 - TimeoutError (its kind differs between versions)
+        from ..course_dir import WorkflowError
+
+        client.close()
+        raise WorkflowError(f"no worker joined the Dask scheduler at {address} within "
+                            f"{WORKERS_TIMEOUT} s: start workers (docs/instructor/cluster.md)") from None
+    futures: dict[Any, tuple[str, str]] = {}
+    in_flight: set[tuple[str, str]] = set()
+    finished: set[tuple[str, str]] = set()
+    kept: dict[tuple[str, str], dict] = {}
+    started: dict[tuple[str, str], float] = {}
+    run = uuid.uuid4().hex[:12]
+    error = None
+    try:
+        # each bundle is a task of its own, not scattered data: if the workers holding it die,
+        # the scheduler computes it again from its arguments (scattered data would be lost)
+        shared = {a: client.submit(bundle_value, b, pure=False, key=f"course-bundle-{run}-{i}")
+                  for i, (a, b) in enumerate(bundles.items())}
+        for job, record in records.items():
+            try:
+                unchanged = previous.get(f"{job[0]}/{job[1]}", {}).get("submission_sha") == \
+                    record.submission_sha
+                kept[job] = _hand_grades(layout, job, lock) if unchanged else {}
+                data = make_job(job[0], job[1], staging / job[0] / job[1])
+            except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
+                record.status = "failed"
+                record.reason = "; ".join(r for r in (record.reason, f"could not be graded: "
+                                                      f"{type(exc).__name__}: {exc}") if r)
+                finished.add(job)
+                done(record)
+                continue
+            if begin is not None:
+                begin(record)             # the report says "grading" until it is done
+            in_flight.add(job)
+            started[job] = time.perf_counter()
+            future = client.submit(run_job, shared[job[1]], data, pure=False,
+                                   key=f"course-grade-{run}-{len(futures)}")
+            futures[future] = job
+        if log is not None and futures:
+            log(f"{len(futures)} submission(s) sent to the cluster at {address}")
+        batches = as_completed(list(futures), loop=client.loop, with_results=False)
+        for batch in batches.batches():
+            results = []
+            for future in batch:
+                job = futures[future]
+                try:
+                    result = future.result()
+                    if (result.student, result.assignment) != job:
+                        result = _lost(job, "the worker returned the result of another job")
+                except Exception as exc:  # noqa: BLE001 - KilledWorker, a JobError: said in the record
+                    result = _lost(job, f"{type(exc).__name__}: {exc}")
+                results.append(result)
+                future.release()
+            # one gradebook session for the batch: only this process writes the gradebook
+            with gradebook(layout) as gb:
+                for result in results:
+                    try:
+                        write_result(gb, result)
+                    except Exception as exc:  # noqa: BLE001 - the record says it
+                        gb.db.rollback()
+                        result.message = {"success": False, "error": f"its result could not be "
+                                          f"written to the gradebook: {type(exc).__name__}: {exc}"}
+            for result in results:
+                job = (result.student, result.assignment)
+                record = records[job]
+                try:
+                    write_files(layout.autograded, result)
+                    record.seconds = round(time.perf_counter() - started[job], 2)
+                    record_outcome(layout, record, result.message, kept.get(job, {}), lock)
+                except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
+                    record.status = "failed"
+                    record.reason = "; ".join(r for r in (record.reason, f"could not be graded: "
+                                                          f"{type(exc).__name__}: {exc}") if r)
+                in_flight.discard(job)
+                finished.add(job)
+                try:
+                    watch.check(f"{job[0]}/{job[1]}")
+                except IntegrityError as exc:
+                    error = exc
+                done(record)
+                if error is not None:
+                    break
+            if error is not None:
+                client.cancel(list(futures))
+                break
+    except KeyboardInterrupt:
+        try:
+            client.cancel(list(futures))
+        except Exception:  # noqa: BLE001 - stopping anyway
+            pass
+        for job in sorted(in_flight):     # the gradebook may hold an earlier run's scores
+            try:
+                _needs_attention(layout, job, lock, autograded_only=True)
+            except Exception:  # noqa: BLE001 - the report already says "grading"
+                pass
+        raise Interrupted("grading was interrupted") from None
+    finally:
+        client.close()
+    why = f"grading stopped: {error}" if error is not None else "the cluster did not return it"
+    for job, record in records.items():
+        if job in finished:
+            continue
+        record.status = "failed"
+        record.reason = "; ".join(r for r in (record.reason, f"not graded: {why}") if r)
+        done(record)
+    if error is not None:
+        raise error
