@@ -19,6 +19,15 @@ part                       what it is                                   what it 
 ``autograde/``             the grading run: queue, workers, nbgrader's  **runs student code**, only inside
                            sandboxed execute step, integrity tripwire,  :mod:`course.sandbox`
                            the approved configuration
+``job/``                   a grading job as data (submission and        **runs student code**, only inside
+                           assignment bundle in, scores and graded      :mod:`course.sandbox`, on any
+                           notebook out), the gradebook writer, and     machine: needs no course folder
+                           the Dask cluster path (``--cluster``)        or gradebook
+``term/``,                 the term's bookkeeping: grading inputs and   only the instructor's own files
+``release_check``,         kept results, versions, due dates,           and the gradebook
+``run_lock``               extensions, late rule and resubmission
+                           policy settled at export; the source
+                           checked at release; one command at a time
 ``results/``               the report, feedback pages (rendered inert:  verdicts (gradebook, report);
                            ``safe_html``), grades.csv, the summary,     feedback and the audit read what
                            the copy audit                               students wrote, as data
@@ -47,8 +56,8 @@ The formgrader's pages are guarded by the server extension :mod:`course.formgrad
 (docs/instructor/security.md says what each defence stops).
 
 The instructor's commands (``python -m course.grading prepare | release |
-student-bundle | collect-zip | approve-config | autograde | feedback | grades | feedback-zip |
-summary``,
+student-bundle | collect-zip | approve-config | autograde | extension | due-date | feedback |
+grades | feedback-zip | summary | remove-student``,
 :mod:`course.grading.__main__`) each call one function of the modules above and
 only import nbgrader when they run.
 """
