@@ -316,18 +316,23 @@ def test_two_runs_started_together_leave_every_honest_grade(tmp_path):
 
     rc = _class_tools()
     root = copy_course(tmp_path / "course")
-    students = ["s0", "s1", "s2"]
+    students = [f"s{i}" for i in range(8)]       # the first run holds the lock ~15 s or more
     for who in students:
         rc._submit(root, who, rc._solution())
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     base = [sys.executable, "-m", "course.grading", "--root", str(root), "autograde", "--jobs", "1"]
     first = subprocess.Popen(base, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              env=env)
-    lines = [first.stdout.readline()]            # s0 is graded: the run holds the course
+    # the first run holds the course lock once its holder's note is there (waiting for its first
+    # line raced: grading got fast enough that the run ended while the second one started)
+    note = root / ".grading-run" / f"{first.pid}.json"
+    deadline = time.monotonic() + 300
+    while not note.exists():
+        assert first.poll() is None and time.monotonic() < deadline, first.communicate()[0]
+        time.sleep(0.05)
     second = subprocess.run(base + ["--student", "s0", "--regrade"], capture_output=True,
                             text=True, env=env, timeout=600)
-    rest = first.communicate(timeout=600)[0]
-    out = "".join(lines) + rest
+    out = first.communicate(timeout=600)[0]
     assert first.returncode == 0, out
     assert second.returncode == 2, second.stdout + second.stderr
     said = second.stderr
