@@ -74,7 +74,8 @@ def test_setup_cell_installs_only_when_nothing_was_preloaded():
 def test_precompiled_wheels_carry_unchecked_bytecode(tmp_path):
     """Pyodide's own Python (Node.js) writes unchecked-hash bytecode its kernel reads: beside
     the sources for the course, instead of them for the others.  Skipped without Node.js or
-    without the cached npm Pyodide of an earlier build."""
+    without the cached npm Pyodide of an earlier build, and without the ``lite`` extra."""
+    pytest.importorskip("jupyterlite_pyodide_kernel", reason="needs the lite extra (pip install -e '.[lite]')")
     version, python = build.kernel_pyodide()
     core = build.DEFAULT_CACHE / f"npm-pyodide-{version}" / "package"
     if shutil.which("node") is None or not (core / "pyodide.mjs").exists():
