@@ -14,6 +14,7 @@ import datetime as dt
 import hashlib
 import io
 import json
+import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -119,9 +120,18 @@ def set_rules(root: Path, **late) -> None:
     ok(root, "approve-config")
 
 
+#: "Now" for the whole test run, fixed when this module is first imported and passed on to the
+#: processes the tests start (the term simulator's): a module's ``DUE = due_date()`` computed
+#: before midnight UTC and a course made after it were a day apart (failed at 00:08 UTC).
+_NOW_VARIABLE = "COURSE_TEST_TERM_NOW"
+os.environ.setdefault(_NOW_VARIABLE, dt.datetime.now(dt.timezone.utc).replace(tzinfo=None).isoformat())
+_NOW = dt.datetime.fromisoformat(os.environ[_NOW_VARIABLE])
+
+
 def due_date(now: dt.datetime | None = None) -> dt.datetime:
-    """The assignment's due date: a month ago, at 17:00 UTC (LMS zips may not be dated ahead)."""
-    now = now or dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    """The assignment's due date: a month before the test run, at 17:00 UTC (LMS zips may not be
+    dated ahead); the same day all run long, whenever it is called."""
+    now = now or _NOW
     return (now - dt.timedelta(days=30)).replace(hour=17, minute=0, second=0, microsecond=0)
 
 
