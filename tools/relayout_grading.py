@@ -25,6 +25,7 @@ Nothing else changes: what the modules say and do is untouched.
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -95,6 +96,21 @@ def main() -> int:
     tracked = [p for p in tracked if p]
     modules = {module_of(p): p for p in tracked if p.startswith("course/") and p.endswith(".py")}
 
+    def bound_in_init(package: str) -> set[str]:
+        """The names a package's ``__init__`` binds itself (they hide its submodules)."""
+        path = modules.get(package, "")
+        if not path.endswith("__init__.py"):
+            return set()
+        bound = set()
+        for node in ast.walk(ast.parse((root / path).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                bound.update(a.asname or a.name for a in node.names)
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                bound.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                bound.add(node.id)
+        return bound
+
     def new_module(old: str) -> str:
         best = max((k for k in PREFIXES if old == k or old.startswith(k + ".")), key=len,
                    default=None)
@@ -136,7 +152,8 @@ def main() -> int:
                   re.finditer(r"\b([A-Za-z_]\w*)(?:\s+as\s+([A-Za-z_]\w*))?", names)]
         new_base = map_dotted(base)
         # names that are modules moved elsewhere than under the mapped base
-        submodules = [(n, a) for n, a in idents if f"{base}.{n}" in modules
+        hidden = bound_in_init(base)
+        submodules = [(n, a) for n, a in idents if f"{base}.{n}" in modules and n not in hidden
                       and new_module(f"{base}.{n}") != f"{new_base}.{n}"]
         if submodules:
             targets = [new_module(f"{base}.{n}") for n, _ in submodules]
