@@ -224,6 +224,8 @@ def main() -> int:
 
     texts: dict[str, str] = {}
     for p in tracked:
+        if p == "tools/relayout_grading.py":
+            continue
         try:
             text = (root / p).read_text(encoding="utf-8")
         except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
