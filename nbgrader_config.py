@@ -38,12 +38,12 @@ c.CourseDirectory.feedback_directory = "feedback"
 # with the students' accounts).  `make lab` creates it; `make student-bundle` writes it into the
 # students' nbgrader_config.py.
 c.Exchange.root = os.environ.get("COURSE_EXCHANGE") or os.path.join(_HERE, "nbgrader_exchange")
-# nbgrader's exchange, made safe on a shared machine (course/grading/intake/exchange/): a sticky
+# nbgrader's exchange, made safe on a shared machine (course/grading/term/intake/exchange/): a sticky
 # exchange, submissions collected by their owner and with the collector's time, no links, FIFOs
 # or hard links followed.
-c.ExchangeFactory.release_assignment = "course.grading.intake.exchange.ExchangeReleaseAssignment"
-c.ExchangeFactory.submit = "course.grading.intake.exchange.ExchangeSubmit"
-c.ExchangeFactory.collect = "course.grading.intake.exchange.ExchangeCollect"
+c.ExchangeFactory.release_assignment = "course.grading.term.intake.exchange.ExchangeReleaseAssignment"
+c.ExchangeFactory.submit = "course.grading.term.intake.exchange.ExchangeSubmit"
+c.ExchangeFactory.collect = "course.grading.term.intake.exchange.ExchangeCollect"
 
 # Executing notebooks (autograde, validate): a generous but finite time per cell.
 # The graded searches finish in seconds; a cell still running after two minutes is stuck.
@@ -57,7 +57,7 @@ c.Validator.width = 110
 
 # Autograding: put back grade cells a student deleted, keep outputs small, and grade with
 # the course's sandboxed step instead of a kernel: the student's code runs in a bubblewrap
-# sandbox, every test runs in the grader (course/grading/autograde/sandboxed.py).
+# sandbox, every test runs in the grader (course/grading/job/sandboxed.py).
 c.OverwriteCells.add_missing_cells = True
 c.LimitOutput.max_lines = 300
 c.LimitOutput.max_traceback = 100
@@ -69,11 +69,11 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "course.grading.autograde.sandboxed.ReleasedTestCells",
+    "course.grading.job.sandboxed.ReleasedTestCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.Autograde.autograde_preprocessors = [
-    "course.grading.autograde.sandboxed.SandboxedGrade",
+    "course.grading.job.sandboxed.SandboxedGrade",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
@@ -89,12 +89,12 @@ c.Autograde.autograde_preprocessors = [
 # c.TermPolicy.resubmission = "latest"            # or "latest-before-due", "best"
 
 # Feedback never shows the hidden tests (their source, seeds or cases); failures of hidden
-# tests are reported without their cases by the grader (course/grading/autograde/sandboxed.py).
+# tests are reported without their cases by the grader (course/grading/job/sandboxed.py).
 # Feedback pages are rendered from what students wrote: the course's exporter cleans it (nh3) and
-# lets no script of theirs run (course/grading/results/safe_html.py).
-c.GenerateFeedback.exporter_class = "course.grading.results.safe_html.SafeHTMLExporter"
+# lets no script of theirs run (course/grading/term/results/safe_html.py).
+c.GenerateFeedback.exporter_class = "course.grading.term.results.safe_html.SafeHTMLExporter"
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "course.grading.autograde.sandboxed.HideHiddenTests",
+    "course.grading.job.sandboxed.HideHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

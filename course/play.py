@@ -6,7 +6,7 @@ The machine's player is a *search*: the course's own (a name of
 function written in an exercise, passed as it is.  A student's function is
 called as the exercises call it (``f(game, state)``, plus ``depth``,
 ``epsilon`` or ``estimate`` when it takes a third argument), on a recording
-copy of the game (:mod:`course.grading.instrument`), under the graders' guards
+copy of the game (:mod:`course.grading.checks.instrument`), under the graders' guards
 (a time limit, captured output, a capped recursion limit); a search that only
 returns a value (``minimax_value``) is asked once per move.
 
@@ -245,8 +245,8 @@ class SearchPlayer:
                            evaluated=result.evaluated, seconds=seconds, result=result)
 
     def _student_move(self, game: Game, state: Any) -> MachineMove:
-        from .grading.cases import Case
-        from .grading.compare import Task, run_student
+        from .grading.checks.cases import Case
+        from .grading.checks.compare import Task, run_student
 
         fn = self.function
         third = _third_parameter(fn)
@@ -286,7 +286,7 @@ class SearchPlayer:
         if run.timed_out:
             made.error = f"the search did not finish within {self.time_limit:g} seconds"
         elif run.error is not None:
-            from .grading.failures import raised
+            from .grading.checks.failures import raised
 
             made.error = f"the search raised {raised(run.error)}"
         elif run.reference_calls:
@@ -395,7 +395,7 @@ def record_result(game: Game, state: Any, events: tuple, made: MachineMove) -> S
     Each expansion becomes an ``enter`` event, each leaf evaluation a ``leaf``
     event with its value; each expanded node gets an ``exit`` at the end.
     """
-    from .grading.instrument import replay_path
+    from .grading.checks.instrument import replay_path
 
     trace: list[TraceEvent] = []
     order: list = []

@@ -12,7 +12,7 @@ Other places write numbers for other readers, on purpose differently:
 :func:`course.draw.style.fmt_number` for labels inside pictures (short, ``+∞``),
 :func:`course.drills.numbers.fmt` for drills (a real minus sign that screen
 readers say and the answer parser reads back) and
-:func:`course.grading.values.fmt` for the grader's messages (floats in full, so
+:func:`course.grading.checks.values.fmt` for the grader's messages (floats in full, so
 that ``0.30000000000000004`` is not shown as ``0.3``).
 """
 

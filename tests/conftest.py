@@ -21,10 +21,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "thorough"))
 # second time as test modules (two files named conftest.py would clash).
 collect_ignore_glob = ["conftest.py", "*/conftest.py", "benchmarks/*"]
 
-# Approvals of nbgrader_config.py (course/grading/autograde/approval.py) made by the tests go to a
+# Approvals of nbgrader_config.py (course/grading/job/approval.py) made by the tests go to a
 # folder of this run, never to the developer's ~/.local/share; subprocesses inherit it.
 os.environ.setdefault("COURSE_GRADING_APPROVALS", tempfile.mkdtemp(prefix="course-test-approvals-"))
 
-# Source checks remembered by `release` (course/grading/release_check.py) go to a folder of this
+# Source checks remembered by `release` (course/grading/term/release_check.py) go to a folder of this
 # run too: every run checks the sources it releases at least once.
 os.environ.setdefault("COURSE_GRADING_CACHE", tempfile.mkdtemp(prefix="course-test-cache-"))

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from copy_audit_class import KINDS, SHORT, copy_groups, pair_kind, write_class
-from course.grading.results.copy_groups import Pair, complete_linkage, group_copies, pairs_of
-from course.grading.results.similarity import DEFAULT_THRESHOLD, Finding, audit_assignment
+from course.grading.term.results.copy_groups import Pair, complete_linkage, group_copies, pairs_of
+from course.grading.term.results.similarity import DEFAULT_THRESHOLD, Finding, audit_assignment
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,7 +98,7 @@ def test_the_threshold_separates_what_it_should_on_this_class(submitted):
 
 
 def test_the_page_shows_groups_pairs_both_ways_and_common_code(audit, tmp_path):
-    from course.grading.results.copy_report import summary_line, write_copy_report
+    from course.grading.term.results.copy_report import summary_line, write_copy_report
 
     json_path, html_path = write_copy_report(tmp_path, [audit])
     page = html_path.read_text(encoding="utf-8")

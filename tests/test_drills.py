@@ -22,7 +22,7 @@ from course.drills import KINDS, LEVELS, Progress, make_drill, parse_number
 from course.drills.numbers import AnswerError, fmt, same
 from course.errors import ParameterError
 from course.examples import aima_figure_5_2, bab_figure3, chance_note_game
-from course.grading.diagnose import Case, simulate
+from course.grading.checks.diagnose import Case, simulate
 
 SEEDS = range(6)
 CASES = [(kind, level, seed) for kind in KINDS for level in LEVELS for seed in SEEDS]

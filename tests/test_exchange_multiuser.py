@@ -7,7 +7,7 @@ he may not read) in his entry; Trudy leaves a FIFO in hers; Mallory also tries t
 exchange (rename the course's folder, remove the release, remove Alice's entry).
 
 With nbgrader's own exchange classes every attack works (``test_nbgraders_exchange_...``: the
-attack first); with the course's (``course/grading/intake/exchange``, set in
+attack first); with the course's (``course/grading/term/intake/exchange``, set in
 ``nbgrader_config.py``) none does, and every honest submission is collected.
 
 Skipped, with the reason, when not root or without ``useradd``/``runuser``.
@@ -97,7 +97,7 @@ def attacked(accounts):
     old = os.environ.get("COURSE_EXCHANGE")
     os.environ["COURSE_EXCHANGE"] = str(base / "exchange")
     try:
-        from course.grading.course_dir import course_layout, nbgrader_api, prepare
+        from course.grading.term.course_dir import course_layout, nbgrader_api, prepare
 
         root = copy_course(base / "course")
         (root / "roster.csv").write_text("id\n" + "".join(f"{sid}\n" for sid in accounts.values()))
@@ -160,7 +160,7 @@ def _collect(root: Path, *, nbgraders_own: bool, student: str | None = None,
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    from course.grading.course_dir import course_config
+    from course.grading.term.course_dir import course_config
 
     config = course_config(root)
     if nbgraders_own:

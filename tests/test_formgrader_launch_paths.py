@@ -241,7 +241,7 @@ def _gradebook_with_a_submission(course: Path) -> int:
     """A submission of a1_minimax by ``ada`` in the course's gradebook (its id)."""
     from nbgrader.api import Gradebook
 
-    from course.grading.course_dir import ensure_tools_on_path
+    from course.grading.term.course_dir import ensure_tools_on_path
 
     ensure_tools_on_path()
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "game-tree-search") as gb:

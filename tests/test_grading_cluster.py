@@ -262,7 +262,7 @@ def test_a_worker_killed_mid_run_loses_no_student(graded_locally, cluster):
 
 # ------------------------------------------------------------------ a job refuses what it must
 def _bundle_and_job(template: Path):
-    from course.grading.course_dir import course_layout
+    from course.grading.term.course_dir import course_layout
     from course.grading.job import build_bundle, make_job
 
     bundle = build_bundle(course_layout(template), A, cell_timeout=4, submission_timeout=60,
@@ -273,7 +273,7 @@ def _bundle_and_job(template: Path):
 def test_a_job_refuses_a_configuration_that_would_grade_outside_the_sandbox(graded_locally):
     import dataclasses
 
-    from course.grading.autograde.approval import SandboxPolicyError
+    from course.grading.job.approval import SandboxPolicyError
     from course.grading.job import JobError, run_job
 
     bundle, job = _bundle_and_job(graded_locally[1])

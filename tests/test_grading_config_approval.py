@@ -21,8 +21,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading.autograde import autograde
-from course.grading.autograde.approval import (ConfigNotApproved, SandboxPolicyError, approve_config,
+from course.grading.job.autograde import autograde
+from course.grading.job.approval import (ConfigNotApproved, SandboxPolicyError, approve_config,
                                                check_config_approved, read_approval)
 from course.sandbox import sandbox_available
 from test_grading_support import EXERCISES, SOLUTIONS, copy_course
@@ -110,7 +110,7 @@ def test_another_configuration_file_cannot_change_the_formgraders_grading(course
     from nbgrader.coursedir import CourseDirectory
 
     from course.formgrader_guard import guard_grading_api
-    from course.grading.course_dir import course_config
+    from course.grading.term.course_dir import course_config
 
     root, marker = course
     guard_grading_api()
@@ -176,7 +176,7 @@ def test_the_formgraders_autograde_button_takes_the_course_lock(course):
     from nbgrader.coursedir import CourseDirectory
 
     from course.formgrader_guard import guard_grading_api
-    from course.grading.course_dir import course_config
+    from course.grading.term.course_dir import course_config
 
     root, marker = course
     approve_config(root)
@@ -186,7 +186,7 @@ def test_the_formgraders_autograde_button_takes_the_course_lock(course):
     holder = subprocess.Popen(
         [sys.executable, "-c",
          "import sys, time\n"
-         "from course.grading.run_lock import course_lock\n"
+         "from course.grading.term.run_lock import course_lock\n"
          f"with course_lock({str(root)!r}, 'make autograde (a test)'):\n"
          "    print('held', flush=True)\n"
          "    sys.stdin.read()\n"],

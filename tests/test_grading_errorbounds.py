@@ -1,4 +1,4 @@
-"""Assignment 6's reference (course.grading.errorbounds): every interval it gives is true and as
+"""Assignment 6's reference (course.grading.checks.errorbounds): every interval it gives is true and as
 narrow as the error bounds allow, it agrees with Chen's propositions where they apply, and its
 messages name the node that differs."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from course import Player
 from course.grading import GradingFailure
-from course.grading.cases import exercise_cases
-from course.grading.errorbounds import (check_decision_bound, check_selective_interval,
+from course.grading.checks.cases import exercise_cases
+from course.grading.checks.errorbounds import (check_decision_bound, check_selective_interval,
                                         check_value_interval, chen_comparison,
                                         error_textbook_cases, reference_intervals,
                                         with_error_bounds)

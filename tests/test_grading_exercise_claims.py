@@ -23,7 +23,7 @@ import pytest
 
 from course import Player, parse_tree
 from course.grading import GradingFailure, exercise_cases
-from course.grading.evaluation import check_evaluation_play, choice_losses
+from course.grading.checks.evaluation import check_evaluation_play, choice_losses
 from course.search import alphabeta, bab
 from test_grading_support import SOLUTIONS, read_cells, run_notebook
 
@@ -57,7 +57,7 @@ def test_fail_hard_ordered_alphabeta_passes_assignment_5():
 
 
 def test_the_text_says_fail_hard_is_accepted_and_why_not_under_the_strict_rule():
-    from course.grading.rules import RULE_TEXTS
+    from course.grading.term.rules import RULE_TEXTS
 
     rules = " ".join(_source(A2, "a2-rules").split())
     assert '("fail-hard"), is accepted too' in rules
@@ -170,7 +170,7 @@ def blind_to_threats(state):
 def _never_loses_to_the_first_perfect_move(evaluate) -> bool:
     """The check before: 20 games against one perfect player (the first best move)."""
     from course.games import TicTacToe
-    from course.grading.cases import EvaluatedGame
+    from course.grading.checks.cases import EvaluatedGame
 
     game = TicTacToe()
     shallow = EvaluatedGame(game, evaluate)

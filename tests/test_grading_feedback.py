@@ -25,8 +25,8 @@ import pytest
 
 from course import Player, parse_tree
 from course.grading import Case, GradingFailure, check_alphabeta, check_bab, exercise_cases
-from course.grading.compare import TASKS, compare, reference_result, _RefIndex
-from course.grading.diagnose import MISTAKES, catches, simulate
+from course.grading.checks.compare import TASKS, compare, reference_result, _RefIndex
+from course.grading.checks.diagnose import MISTAKES, catches, simulate
 from test_grading_mutants import MUTANTS, _failure, _flat, _mutated_source
 from test_grading_support import EXERCISES, SOLUTIONS, run_notebook
 
@@ -261,7 +261,7 @@ def test_a_correct_search_is_never_blamed():
 
 def test_a_drill_call_rebuilds_the_failing_tree():
     from course.drills import make_drill
-    from course.grading.diagnose import drill_call
+    from course.grading.checks.diagnose import drill_call
 
     case = Case("two MIN nodes", parse_tree({"tree": [[2, 7], [1, 5]], "bounds": [0, 9]}),
                 epsilon=Fraction(1, 2))
@@ -274,7 +274,7 @@ def test_a_drill_call_rebuilds_the_failing_tree():
 
 
 def test_the_message_is_still_one_line_first_and_wrapped():
-    from course.grading.failures import WIDTH
+    from course.grading.checks.failures import WIDTH
 
     with pytest.raises(GradingFailure) as info:
         check_bab(_mutant_function("BAB: prunes after the last child too", "bab_search"),

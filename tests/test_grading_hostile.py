@@ -30,11 +30,11 @@ import nbformat
 import pytest
 
 import course
-from course.grading.autograde import autograde
-from course.grading.course_dir import WorkflowError, course_layout
-from course.grading.release import release
-from course.grading.results.feedback import feedback
-from course.grading.autograde.sandboxed import SECRET_FILE
+from course.grading.job.autograde import autograde
+from course.grading.term.course_dir import WorkflowError, course_layout
+from course.grading.term.release import release
+from course.grading.term.results.feedback import feedback
+from course.grading.job.sandboxed import SECRET_FILE
 from course.sandbox import sandbox_available
 from test_grading_support import copy_course, EXERCISES, ROOT, SOLUTIONS, read_cells
 
@@ -140,7 +140,7 @@ def _class(root: Path, port: int) -> dict[tuple[str, str], float]:
                         "lambda *a, **k: None\n",
         "forge-transformer": "get_ipython().input_transformers_post.append(lambda lines: [])\n",
         "forge-patch-grader": ("import importlib\n"
-                               "for name in ('course.grading.checks', 'course.grading.compare'):\n"
+                               "for name in ('course.grading.checks.searches', 'course.grading.checks.compare'):\n"
                                "    m = importlib.import_module(name)\n"
                                "    m.check = m.compare = lambda *a, **k: None\n"
                                "from course.grading import Recording\n"

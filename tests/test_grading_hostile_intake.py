@@ -23,7 +23,7 @@ import nbformat
 import pytest
 
 from course.grading.__main__ import main
-from course.grading.intake.lms_zip import collect_zip
+from course.grading.term.intake.lms_zip import collect_zip
 from course.sandbox import sandbox_available
 from test_grading_support import EXERCISES, SOLUTIONS, copy_course, read_cells
 

@@ -26,8 +26,8 @@ from course.grading import (
     compare,
     instrument,
 )
-from course.grading.compare import TASKS
-from course.grading.instrument import EXPAND, LEAF, Recording
+from course.grading.checks.compare import TASKS
+from course.grading.checks.instrument import EXPAND, LEAF, Recording
 
 AIMA_AB_LEAVES = [(0, 0), (0, 1), (0, 2), (1, 0), (2, 0), (2, 1), (2, 2)]
 

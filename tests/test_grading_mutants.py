@@ -533,7 +533,7 @@ def test_stated_rules_are_enforced(name, test, cls, words) -> None:
 
 def test_a_failure_shows_one_line_first_and_no_grader_frames() -> None:
     from course.grading import check_alphabeta, textbook_cases
-    from course.grading.failures import WIDTH
+    from course.grading.checks.failures import WIDTH
 
     def no_pruning(game, state):
         def value(s):

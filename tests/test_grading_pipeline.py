@@ -18,12 +18,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading.autograde import autograde
-from course.grading.course_dir import course_config, course_layout
-from course.grading.release import release
-from course.grading.results.feedback import feedback
-from course.grading.results.grades import grades
-from course.grading.results.summary import summary
+from course.grading.job.autograde import autograde
+from course.grading.term.course_dir import course_config, course_layout
+from course.grading.term.release import release
+from course.grading.term.results.feedback import feedback
+from course.grading.term.results.grades import grades
+from course.grading.term.results.summary import summary
 from test_grading_support import copy_course, EXERCISES, ROOT, SOLUTIONS, read_cells
 
 pytestmark = pytest.mark.nbgrader

@@ -158,7 +158,7 @@ def minimax_value(game, state):
 
 
 def test_one_hidden_tests_state_never_reaches_another_test():
-    from course.grading.autograde.sandboxed import grade_notebook
+    from course.grading.job.sandboxed import grade_notebook
 
     locked = "from course.grading import check_minimax_value, textbook_cases, exercise_cases\n"
     cells = [
@@ -201,7 +201,7 @@ def test_a_dead_process_is_reported_without_the_graders_frames():
 
 
 def test_a_locked_question_cell_shows_its_printout():
-    from course.grading.autograde.sandboxed import NOT_RUN_NOTE, grade_notebook
+    from course.grading.job.sandboxed import NOT_RUN_NOTE, grade_notebook
 
     locked = ("from course.grading import textbook_cases\n"
               "print('cases to think about:', len(textbook_cases('minimax')))\n")
@@ -212,7 +212,7 @@ def test_a_locked_question_cell_shows_its_printout():
 
 
 def test_the_time_limit_does_not_grow_with_the_cells():
-    from course.grading.autograde.sandboxed import grade_notebook
+    from course.grading.job.sandboxed import grade_notebook
 
     sleepy = "import time\ntime.sleep(0.9)\n"
     cells = [{"kind": "student", "source": sleepy, "trusted_source": sleepy}] * 15
@@ -247,7 +247,7 @@ def _search(game, state):
 def test_a_hidden_test_leaves_no_file_for_a_later_report():
     # what student code writes while a hidden test runs would be read back in a later test's
     # failure message: hidden tests run after every visible test, so no later report exists
-    from course.grading.autograde.sandboxed import grade_notebook
+    from course.grading.job.sandboxed import grade_notebook
 
     locked = "from course.grading import check_minimax_value, textbook_cases, exercise_cases\n"
     cells = [

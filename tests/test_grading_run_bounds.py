@@ -66,7 +66,7 @@ def fold_bomb(levels: int = 14) -> str:
 
 
 def test_a_fold_bomb_is_searched_in_bounded_work():
-    from course.grading.results.hidden_code import SearchIncomplete, find_hidden_code
+    from course.grading.term.results.hidden_code import SearchIncomplete, find_hidden_code
 
     finished, (value, error) = _within(20, lambda: find_hidden_code(fold_bomb()))
     assert finished, "the search for hidden code still runs on the fold bomb"
@@ -77,7 +77,7 @@ def test_a_fold_bomb_is_searched_in_bounded_work():
 
 
 def test_the_search_stops_at_its_budget_and_keeps_what_it_found():
-    from course.grading.results.hidden_code import Budget, SearchIncomplete, find_hidden_code
+    from course.grading.term.results.hidden_code import Budget, SearchIncomplete, find_hidden_code
 
     code = ("exec('def g(game, s):\\n    return [g(game, c) for c in game.moves(s)]')\n"
             + "x = 1\n" * 200)
@@ -113,7 +113,7 @@ def minimax_value(game, state):
 
 
 def test_the_audit_names_the_bomb_incomplete_and_audits_the_others(tmp_path):
-    from course.grading.results.similarity import audit_assignment
+    from course.grading.term.results.similarity import audit_assignment
 
     submitted = _class_folder(tmp_path, {"ada": HONEST, "bob": HONEST, "mallory": HONEST + fold_bomb()})
     finished, (audit, error) = _within(60, lambda: audit_assignment(ROOT, submitted, "a1_minimax"))
@@ -125,8 +125,8 @@ def test_the_audit_names_the_bomb_incomplete_and_audits_the_others(tmp_path):
 
 
 def test_the_audit_runs_in_its_own_limited_process_and_is_never_waited_for(tmp_path, monkeypatch):
-    from course.grading.course_dir import course_layout
-    from course.grading.results import copy_report
+    from course.grading.term.course_dir import course_layout
+    from course.grading.term.results import copy_report
     from test_grading_support import copy_course
 
     root = copy_course(tmp_path / "course", approve=False)
@@ -160,7 +160,7 @@ def test_the_audit_runs_in_its_own_limited_process_and_is_never_waited_for(tmp_p
 
 
 def test_console_text_neutralises_every_control():
-    from course.grading.safe_text import console_text
+    from course.grading.term.safe_text import console_text
 
     forged = "ada\x1b[1A\x1b[2K\rmallory  a1_minimax  11.0 / 11.0  graded\x9b2K\u202egnp\u2028x"
     shown = console_text(forged)
@@ -170,8 +170,8 @@ def test_console_text_neutralises_every_control():
 
 
 def test_review_flags_come_from_the_grader_never_from_printed_text():
-    from course.grading.autograde.sandboxed import grade_notebook
-    from course.grading.evaluation import REVIEW_MARK
+    from course.grading.job.sandboxed import grade_notebook
+    from course.grading.checks.evaluation import REVIEW_MARK
     from course.sandbox import sandbox_available
 
     if not sandbox_available():
@@ -179,7 +179,7 @@ def test_review_flags_come_from_the_grader_never_from_printed_text():
     forged = (f"print('{REVIEW_MARK} nothing to see\\x1b[2K\\r')\n"
               "def f(x):\n    print('" + REVIEW_MARK + " forged by the student')\n    return x\n")
     cells = [{"kind": "locked", "source": "", "trusted_source":
-              "from course.grading.evaluation import flag_for_review"},
+              "from course.grading.checks.evaluation import flag_for_review"},
              {"kind": "student", "source": forged, "trusted_source": ""},
              {"kind": "test", "source": "", "trusted_source": "assert f(2) == 2"},
              {"kind": "test", "source": "", "trusted_source": "flag_for_review('the grader says so')"}]
@@ -191,8 +191,8 @@ def test_review_flags_come_from_the_grader_never_from_printed_text():
 
 
 def test_a_timed_out_call_shows_no_grader_frames_or_paths():
-    from course.grading.compare import TASKS, compare
-    from course.grading.cases import textbook_cases
+    from course.grading.checks.compare import TASKS, compare
+    from course.grading.checks.cases import textbook_cases
     from course.sandbox import StudentSession, sandbox_available
 
     if not sandbox_available():
@@ -224,7 +224,7 @@ def _cells_notebook(count: int) -> bytes:
 def test_a_notebook_of_120000_cells_is_refused_in_bounded_time(tmp_path):
     import zipfile
 
-    from course.grading.intake.repair import repair_submission
+    from course.grading.term.intake.repair import repair_submission
 
     data = _cells_notebook(120_000)
     packed = io.BytesIO()
@@ -240,7 +240,7 @@ def test_a_notebook_of_120000_cells_is_refused_in_bounded_time(tmp_path):
 
 
 def test_a_huge_notebook_file_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
-    from course.grading.intake import repair
+    from course.grading.term.intake import repair
 
     monkeypatch.setattr(repair, "MAX_NOTEBOOK_BYTES", 1000)
     (tmp_path / "minimax.ipynb").write_bytes(_cells_notebook(100))
@@ -280,8 +280,8 @@ class _FullDisk:
 @pytest.mark.slow
 @pytest.mark.nbgrader
 def test_a_full_disk_loses_no_staged_job_and_names_it(tmp_path, monkeypatch):
-    from course.grading.course_dir import course_layout
-    from course.grading.results import report as report_module
+    from course.grading.term.course_dir import course_layout
+    from course.grading.term.results import report as report_module
     from test_grading_support import copy_course
 
     rc = _class_tools()
@@ -311,7 +311,7 @@ def test_two_runs_started_together_leave_every_honest_grade(tmp_path):
     import subprocess
     import sys
 
-    from course.grading.course_dir import course_layout
+    from course.grading.term.course_dir import course_layout
     from test_grading_support import copy_course
 
     rc = _class_tools()
@@ -355,7 +355,7 @@ def test_two_runs_started_together_leave_every_honest_grade(tmp_path):
 def test_collect_leaves_out_special_files_wherever_they_sit_and_names_them(tmp_path, monkeypatch):
     import secrets
 
-    from course.grading.course_dir import course_layout, nbgrader_api, prepare
+    from course.grading.term.course_dir import course_layout, nbgrader_api, prepare
     from test_grading_support import copy_course
 
     monkeypatch.setenv("COURSE_EXCHANGE", str(tmp_path / "exchange"))
@@ -402,12 +402,12 @@ def test_the_course_lock_names_the_other_run_and_is_freed_when_it_ends(tmp_path)
     import subprocess
     import sys
 
-    from course.grading.run_lock import CourseBusy, course_lock
+    from course.grading.term.run_lock import CourseBusy, course_lock
 
     root = tmp_path / "course"
     root.mkdir()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom course.grading.run_lock import course_lock\n"
+        [sys.executable, "-c", "import sys, time\nfrom course.grading.term.run_lock import course_lock\n"
          f"with course_lock({str(root)!r}, 'autograde --regrade\\x1b[2K'):\n"
          "    print('held', flush=True)\n    time.sleep(120)\n"],
         stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
@@ -431,8 +431,8 @@ def test_the_course_lock_names_the_other_run_and_is_freed_when_it_ends(tmp_path)
 
 
 def test_report_updates_keep_what_others_wrote_meanwhile(tmp_path):
-    from course.grading.course_dir import course_layout
-    from course.grading.results.report import read_report, update_report
+    from course.grading.term.course_dir import course_layout
+    from course.grading.term.results.report import read_report, update_report
     from test_grading_support import copy_course
 
     layout = course_layout(copy_course(tmp_path / "course", approve=False))
@@ -467,16 +467,16 @@ def test_zip_entry_names_reach_the_console_escaped(tmp_path):
     assert "two files in the zip" in text and "forged.ipynb" in text
     assert ESC not in text and "\r" not in text and "\x07" not in text
     lines: list[str] = []
-    from course.grading.intake.lms_zip import collect_zip
+    from course.grading.term.intake.lms_zip import collect_zip
 
     collect_zip(archive, tmp_path / "again", root=root, log=lines.append)    # the library's log too
     assert lines and not any(ESC in line for line in lines)
 
 
 def test_a_queue_that_dies_leaves_every_job_a_record(tmp_path, monkeypatch):
-    from course.grading.autograde import queue
-    from course.grading.course_dir import course_layout
-    from course.grading.results.report import GradeRecord
+    from course.grading.job import queue
+    from course.grading.term.course_dir import course_layout
+    from course.grading.term.results.report import GradeRecord
     from test_grading_support import copy_course
 
     layout = course_layout(copy_course(tmp_path / "course", approve=False))

@@ -28,7 +28,7 @@ import nbformat
 import pytest
 
 from course.grading.__main__ import main
-from course.grading.course_dir import course_layout
+from course.grading.term.course_dir import course_layout
 from course.sandbox import sandbox_available
 from test_grading_support import EXERCISES, ROOT, SOLUTIONS, copy_course, read_cells
 
@@ -182,7 +182,7 @@ def test_every_honest_student_keeps_every_point(graded):
 
 
 def test_the_grading_process_itself_is_not_hijacked(graded):
-    from course.grading.results.copy_report import COPIES_PATH
+    from course.grading.term.results.copy_report import COPIES_PATH
 
     report, out = graded["report"], graded["out"]
     for who in GRADER_ATTACKERS:
@@ -253,7 +253,7 @@ def _worker_processes(root: Path) -> list[str]:
                 cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
             except OSError:
                 continue
-            if "course.grading.autograde.worker" in cmd and str(root) in cmd:
+            if "course.grading.job.worker" in cmd and str(root) in cmd:
                 found.append(cmd)
     return found
 
@@ -327,7 +327,7 @@ def test_an_interrupted_run_leaves_nothing_running_and_nothing_false_and_resumes
 
 def test_the_formgraders_autograde_button_warns_of_no_untouched_test_cell(graded):
     # the formgrader's Autograde button calls nbgrader's API with the course's configuration
-    from course.grading.course_dir import nbgrader_api
+    from course.grading.term.course_dir import nbgrader_api
 
     api = nbgrader_api(graded["layout"])
     result = api.autograde(A1, "ada", force=True, create=False)

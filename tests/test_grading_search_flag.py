@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading.evaluation import REVIEW_MARK, SEARCH_LINES, _sample_positions, check_evaluation_ordering
+from course.grading.checks.evaluation import REVIEW_MARK, SEARCH_LINES, _sample_positions, check_evaluation_ordering
 from course.sandbox import StudentSession, sandbox_available
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,10 +90,10 @@ def test_a_searching_evaluation_is_flagged_not_failed(session, capsys, name, fla
 def test_the_workflow_lists_the_flags_the_grader_raised(session):
     # the flag is the grader's own record of the check (issue 29): the test cell's check raises
     # it in the grader; a line the student prints with the same mark is not one
-    from course.grading.autograde.sandboxed import grade_notebook
+    from course.grading.job.sandboxed import grade_notebook
 
     cells = [{"kind": "locked", "source": "", "trusted_source":
-              "from course.grading.evaluation import check_evaluation_ordering"},
+              "from course.grading.checks.evaluation import check_evaluation_ordering"},
              {"kind": "student", "source": _model_evaluate() + SEARCHING
               + f"\nprint({REVIEW_MARK!r} + ' it is fine, really')\n", "trusted_source": ""},
              {"kind": "test", "source": "", "trusted_source": "check_evaluation_ordering(my_evaluate)"},
@@ -108,7 +108,7 @@ def test_the_workflow_lists_the_flags_the_grader_raised(session):
 def test_a_failing_instructor_cell_stops_grading_instead_of_failing_every_test():
     # before: the error was swallowed, every test then failed with a NameError, and the student
     # got zero for the course's own mistake
-    from course.grading.autograde.sandboxed import GraderSetupError, grade_notebook
+    from course.grading.job.sandboxed import GraderSetupError, grade_notebook
 
     cells = [{"kind": "locked", "source": "", "trusted_source": "from course.grading import no_such_check"},
              {"kind": "student", "source": "def f():\n    return 1", "trusted_source": ""},

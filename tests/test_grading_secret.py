@@ -6,7 +6,7 @@ points in different classes -- e.g. a depth-limited search that calls ``evaluate
 terminal test scored 7/9 under two of five secrets and 6/9 under three, because the hidden
 tic-tac-toe test caught it only on some draws.  Four of the 49 known rule mistakes varied.
 
-Now each hidden test adds fixed cases (:func:`course.grading.cases.fixed_cases`) that expose
+Now each hidden test adds fixed cases (:func:`course.grading.checks.cases.fixed_cases`) that expose
 every mistake its checks know.  Every mutant of ``test_grading_mutants.py`` is graded here under
 eight secrets (none, and seven others; 61 further secrets were tried when the fixed cases were
 chosen); the test cells it fails -- its points -- are the same under each.  The control removes the fixed cases and finds the old variation again.
@@ -18,8 +18,8 @@ import io
 
 import pytest
 
-import course.grading.cases as cases_module
-from course.grading.autograde.sandboxed import SALTED_BUILDERS, salted, split_hidden
+import course.grading.checks.cases as cases_module
+from course.grading.job.sandboxed import SALTED_BUILDERS, salted, split_hidden
 from test_grading_mutants import MUTANTS, _mutated_source
 from test_grading_support import SOLUTIONS, read_cells
 

@@ -15,8 +15,8 @@ import pytest
 from course import parse_tree
 from course.game import Player
 from course.grading import check_alphabeta, check_star1
-from course.grading.checks import STRICT_RULES, check, explain
-from course.grading.failures import CheckFailed, GradingFailure
+from course.grading.checks.searches import STRICT_RULES, check, explain
+from course.grading.checks.failures import CheckFailed, GradingFailure
 
 TIED_ROOT = parse_tree({"label": "max", "max": [
     {"label": "min1", "min": [{"label": "A", "value": 10}]},

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from course.grading import GradingFailure
-from course.grading.rules import RULE_TEXTS, strict_setting, sync_rule_text
+from course.grading.term.rules import RULE_TEXTS, strict_setting, sync_rule_text
 from test_grading_support import SOLUTIONS, copy_course, read_cells, run_notebook
 
 A2, NB = "a2_alphabeta", "alphabeta.ipynb"
@@ -106,9 +106,9 @@ def test_the_setting_grades_end_to_end_and_a_change_regrades(tmp_path):
     then switch back, release, autograde: both are regraded (the grade's key changed)."""
     from nbgrader.api import Gradebook
 
-    from course.grading.autograde import autograde
-    from course.grading.course_dir import course_layout
-    from course.grading.release import release
+    from course.grading.job.autograde import autograde
+    from course.grading.term.course_dir import course_layout
+    from course.grading.term.release import release
 
     root = copy_course(tmp_path / "course")
     source = root / "solutions" / A2 / NB

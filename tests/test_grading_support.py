@@ -63,7 +63,7 @@ def copy_course(root: Path, *, approve: bool = True) -> Path:
     shutil.copytree(EXERCISES, root / "exercises")
     shutil.copy(ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
     if approve:
-        from course.grading.autograde.approval import approve_config
+        from course.grading.job.approval import approve_config
 
         approve_config(root)
     return root

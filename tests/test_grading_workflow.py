@@ -11,9 +11,9 @@ import zipfile
 import nbformat
 import pytest
 
-from course.grading.course_dir import WorkflowError, course_layout
-from course.grading.intake.lms_zip import collect_zip
-from course.grading.intake.repair import audit_notebook, repair_notebook, repair_submission
+from course.grading.term.course_dir import WorkflowError, course_layout
+from course.grading.term.intake.lms_zip import collect_zip
+from course.grading.term.intake.repair import audit_notebook, repair_notebook, repair_submission
 from test_grading_support import EXERCISES, SOLUTIONS, copy_course
 
 RELEASE_A2 = EXERCISES / "a2_alphabeta" / "alphabeta.ipynb"

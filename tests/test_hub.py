@@ -1455,7 +1455,7 @@ def _hub_config(monkeypatch, config_dir: Path):
 
 
 def _class(tmp_path: Path, ids: list[str], instructor: str = "zzinstructor") -> Path:
-    from course.grading.intake.roster import read_roster
+    from course.grading.term.intake.roster import read_roster
     from course.hub.classlist import write_hub_settings
 
     roster = tmp_path / "roster.csv"
@@ -1486,7 +1486,7 @@ def test_the_roster_decides_who_may_log_in(tmp_path, monkeypatch):
     assert "--timeout=3600" in config.JupyterHub.services[0]["command"]
 
     # zzalan leaves: the roster changes, setup writes the hub's copy, the hub restarts.
-    from course.grading.intake.roster import read_roster
+    from course.grading.term.intake.roster import read_roster
     from course.hub.classlist import write_hub_settings
 
     roster.write_text("id\nzzada\nzzgrace\n", encoding="utf-8")

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from course.grading.intake.lms_zip import collect_zip
+from course.grading.term.intake.lms_zip import collect_zip
 from test_grading_support import copy_course
 
 

@@ -87,7 +87,7 @@ def test_the_bundle_holds_what_students_need_and_nothing_of_the_instructors(exch
     assert top == {"course", "lessons", "exercises", "pyproject.toml", "README.md", "Makefile",
                    "nbgrader_config.py"}
     assert all(n.startswith("game-tree-search/") for n in names)
-    assert "game-tree-search/course/grading/checks.py" in names
+    assert "game-tree-search/course/grading/checks/searches.py" in names
     assert f"game-tree-search/exercises/{A1}/{NB}" in names
     assert not [n for n in names if "solutions" in n.split("/") or n.endswith(".db")
                 or "/." in n or "__pycache__" in n or n.endswith(".pyc")]

@@ -10,8 +10,8 @@ import shutil
 import nbformat
 import pytest
 
-from course.grading.results.feedback import pending_hand_grading
-from course.grading.results.summary import summary
+from course.grading.term.results.feedback import pending_hand_grading
+from course.grading.term.results.summary import summary
 from course.grading.__main__ import main
 from test_grading_support import EXERCISES, SOLUTIONS, copy_course
 
@@ -80,7 +80,7 @@ def test_feedback_warns_while_hand_grades_are_pending(graded):
     root, _ = graded
     status, out = _run("--root", str(root), "feedback")
     assert status == 1           # the unreadable notebook has a page saying why, not feedback
-    from course.grading.results.feedback import missing_feedback
+    from course.grading.term.results.feedback import missing_feedback
 
     assert missing_feedback(root) == [f"invalid-json/{A1}"]
     warning = next(line for line in out.splitlines() if line.startswith("WARNING: hand grading is pending"))

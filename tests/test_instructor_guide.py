@@ -196,7 +196,7 @@ def test_the_guide_shows_these_commands():
 
 
 def test_the_example_class_grades_as_the_adoption_page_says(tmp_path):
-    from course.grading.example_class import example_class
+    from course.grading.term.example_class import example_class
 
     root = example_class(tmp_path / "class")
     status, out = _run("--root", str(root), "autograde", "--jobs", "2")

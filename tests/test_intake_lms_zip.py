@@ -17,9 +17,9 @@ import zipfile
 
 import pytest
 
-from course.grading.course_dir import WorkflowError
-from course.grading.intake import lms_zip
-from course.grading.intake.lms_zip import collect_zip
+from course.grading.term.course_dir import WorkflowError
+from course.grading.term.intake import lms_zip
+from course.grading.term.intake.lms_zip import collect_zip
 from test_grading_support import copy_course
 
 ROSTER = ("id,first_name,last_name,email,lms_user_id,lms_names\n"

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from course.grading.intake.roster import (Roster, RosterError, course_roster, parse_roster,
+from course.grading.term.intake.roster import (Roster, RosterError, course_roster, parse_roster,
                                           read_roster)
-from course.grading.intake.student_ids import InvalidStudentId, check_student_id, is_student_id
+from course.grading.term.intake.student_ids import InvalidStudentId, check_student_id, is_student_id
 
 HOSTILE_NAMES = [
     "../ada", "ada/../../etc", "/etc/passwd", ".hidden", "..", "-rf", "=HYPERLINK(\"x\")", "+cmd",

@@ -116,7 +116,7 @@ def test_grading_step_budget_stops_endless_search_without_signals():
         import signal
         del signal.setitimer                      # as if on a platform without interval timers
         from course.grading import textbook_cases
-        from course.grading.compare import TASKS, run_student
+        from course.grading.checks.compare import TASKS, run_student
 
         def forever(game, state):
             while True:

@@ -1,4 +1,4 @@
-"""Grades and feedback for Canvas and Moodle (course.grading.results.lms), read back by the LMSs' own rules.
+"""Grades and feedback for Canvas and Moodle (course.grading.term.results.lms), read back by the LMSs' own rules.
 
 The two importers are re-implemented here from their source, as small readers that follow the
 same steps: Canvas's ``GradebookImporter`` (canvas-lms ``app/models/gradebook_importer.rb``:
@@ -26,11 +26,11 @@ from pathlib import Path
 
 import pytest
 
-from course.grading.course_dir import WorkflowError
-from course.grading.intake.lms_zip import ZipDatesUnknown, collect_zip, zip_utc_time
-from course.grading.intake.roster import parse_roster
-from course.grading.results import lms
-from course.grading.results.lms import (CANVAS_STUDENT_COLUMNS, canvas_assignment_ids, canvas_csv,
+from course.grading.term.course_dir import WorkflowError
+from course.grading.term.intake.lms_zip import ZipDatesUnknown, collect_zip, zip_utc_time
+from course.grading.term.intake.roster import parse_roster
+from course.grading.term.results import lms
+from course.grading.term.results.lms import (CANVAS_STUDENT_COLUMNS, canvas_assignment_ids, canvas_csv,
                                         feedback_zip, grade_table, moodle_csv)
 from test_grading_support import copy_course
 
@@ -280,7 +280,7 @@ def test_moodle_stops_at_an_unknown_identifier_so_none_is_written():
 
 
 def test_the_roster_refuses_a_sis_id_shared_by_two_students():
-    from course.grading.intake.roster import RosterError
+    from course.grading.term.intake.roster import RosterError
 
     with pytest.raises(RosterError, match="sis_login_id 'ALOVELACE' is also the one of 'ada'"):
         parse_roster("id,sis_login_id\nada,alovelace\nmallory,ALOVELACE\n")
@@ -535,7 +535,7 @@ def test_file_as_never_changes_whose_file_it_is(course, tmp_path):
 
 
 def test_autograde_names_the_renamed_notebook_it_did_not_grade(tmp_path):
-    from course.grading.intake.repair import describe, repair_submission
+    from course.grading.term.intake.repair import describe, repair_submission
 
     release = tmp_path / "release"
     release.mkdir()
@@ -558,7 +558,7 @@ def example(tmp_path_factory):
     import contextlib
 
     from course.grading.__main__ import main
-    from course.grading.example_class import example_class
+    from course.grading.term.example_class import example_class
 
     root = example_class(tmp_path_factory.mktemp("lms") / "class")
     (root / "roster.csv").write_text(

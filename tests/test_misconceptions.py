@@ -1,6 +1,6 @@
 """The misconception catalogue: every rule mistake the diagnosis knows, made by a student's code.
 
-For each mistake of :data:`course.grading.diagnose.MISTAKES` there is a student implementation
+For each mistake of :data:`course.grading.checks.diagnose.MISTAKES` there is a student implementation
 below with that mistake (the exercise's search as a student writes it, the mistake's line marked
 ``# the mistake``).  It runs through the grader's comparison on the cases of its assignment, and
 on every case where it fails (the first few) the message must
@@ -28,9 +28,9 @@ import pytest
 from course import Player, parse_tree
 from course.drills import make_drill
 from course.grading import Case, exercise_cases, pig_cases, textbook_cases
-from course.grading.cases import tictactoe_cases
-from course.grading.compare import TASKS, compare
-from course.grading.diagnose import MISTAKES, catches, reproduces
+from course.grading.checks.cases import tictactoe_cases
+from course.grading.checks.compare import TASKS, compare
+from course.grading.checks.diagnose import MISTAKES, catches, reproduces
 
 INF = math.inf
 
@@ -358,7 +358,7 @@ def _student_leaves_wrong(task, student, drill) -> bool:
     """The student's own code, run on the drill's tree: do the leaves it never evaluates answer
     the drill wrongly?  (The simulation stands for the student's mental model; this checks that
     it also stands for the student's code on the drill's tree.)"""
-    from course.grading.compare import run_student
+    from course.grading.checks.compare import run_student
 
     epsilon = drill.epsilon if task.takes_epsilon else None
     if task.reference == "star1" and drill.epsilon:
@@ -370,7 +370,7 @@ def _student_leaves_wrong(task, student, drill) -> bool:
 
 
 def _reference_events(comp) -> list:
-    from course.grading.compare import _RefIndex
+    from course.grading.checks.compare import _RefIndex
 
     return _RefIndex(comp.reference).events
 
@@ -421,7 +421,7 @@ def test_the_chance_window_from_vmin_and_vmax():
 def test_a_search_without_a_mistake_answers_every_drill_right(kind):
     """The simulations (``simulate``) and the drills (``answer_from``, ``check``) agree: the
     correct search's record answers every drill right, at every level."""
-    from course.grading.diagnose import model_answer, simulate
+    from course.grading.checks.diagnose import model_answer, simulate
 
     probe = make_drill(kind, level=1, seed=1)
     if simulate(probe.family, Case("drill", probe.game)) is None:
@@ -488,7 +488,7 @@ def test_without_a_named_mistake_the_drill_is_checked_against_the_record():
 def test_under_the_strict_rule_no_mistake_and_no_drill_of_the_courses_rule():
     """An instructor may grade by CS188's strict rule (check(..., strict=True)): the catalogue's
     words and the drills state the course's rule (cut on equality), so none is offered there."""
-    from course.grading.checks import _task
+    from course.grading.checks.searches import _task
 
     task = _task("alphabeta_decision", True)
     failed = 0

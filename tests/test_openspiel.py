@@ -193,8 +193,8 @@ def solution_functions() -> dict:
 
 @needs_pyspiel
 def test_students_searches_pass_the_graders_checks_on_openspiel_games():
-    from course.grading import cases as grading_cases
-    from course.grading.checks import (check_alphabeta, check_bab, check_depth_limited,
+    from course.grading.checks import cases as grading_cases
+    from course.grading.checks.searches import (check_alphabeta, check_bab, check_depth_limited,
                                        check_expectimax, check_minimax_decision, check_star1)
 
     fn = solution_functions()
@@ -218,8 +218,8 @@ def test_students_searches_pass_the_graders_checks_on_openspiel_games():
 
 @needs_pyspiel
 def test_a_wrong_student_search_is_caught_on_an_openspiel_game():
-    from course.grading.checks import check_alphabeta
-    from course.grading.failures import GradingFailure
+    from course.grading.checks.searches import check_alphabeta
+    from course.grading.checks.failures import GradingFailure
 
     def strict_alphabeta(game, state):          # cuts only when v > beta: too many leaves
         def value(s, alpha, beta):
@@ -252,7 +252,7 @@ def test_a_wrong_student_search_is_caught_on_an_openspiel_game():
 
 
 def ttt_case(game, state):
-    from course.grading.cases import Case
+    from course.grading.checks.cases import Case
     return Case("OpenSpiel tic-tac-toe", game, state)
 
 

@@ -22,7 +22,7 @@ import pytest
 import course
 from course import Player, parse_tree
 from course.grading import check_minimax_value, textbook_cases
-from course.grading.failures import GradingFailure
+from course.grading.checks.failures import GradingFailure
 from course.sandbox import SessionError, StudentCodeError, StudentSession, sandbox_available
 from course.sandbox.bwrap import SandboxUnavailable, check_sandbox
 

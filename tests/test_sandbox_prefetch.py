@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from course.grading import exercise_cases, textbook_cases, with_depth_limit
-from course.grading.instrument import instrument
+from course.grading.checks.instrument import instrument
 from course.sandbox import StudentCodeError, StudentSession, sandbox_available
 from course.sandbox import session as session_module
 

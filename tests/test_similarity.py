@@ -1,4 +1,4 @@
-"""Flagging copies (course.grading.results.similarity): copies are found whatever the names, comments
+"""Flagging copies (course.grading.term.results.similarity): copies are found whatever the names, comments
 and layout; untouched stubs, trivial code and independent honest answers are not."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from course.grading.results.similarity import (
+from course.grading.term.results.similarity import (
     DEFAULT_THRESHOLD,
     Finding,
     audit_assignment,
@@ -631,7 +631,7 @@ def test_the_audit_stops_at_its_time_limit(submitted):
     assert any("audit incomplete for ann, bob, cat" in n for n in audit.notes)
     import time
 
-    from course.grading.results.similarity import find_copies
+    from course.grading.term.results.similarity import find_copies
     notes: list[str] = []
     codes = {s: HONEST_ALPHABETA["aima-helpers"] for s in ("ann", "bob", "cat")}
     assert find_copies(codes, {}, deadline=time.monotonic() - 1, notes=notes) == []
@@ -658,8 +658,8 @@ def _class_of(submitted: Path, size: int, copied: dict[str, str]) -> None:
 
 
 def test_a_class_gets_groups_in_one_file_and_one_console_line(submitted, tmp_path):
-    from course.grading.course_dir import CourseLayout
-    from course.grading.results.copy_report import COPIES_HTML_PATH, COPIES_PATH, report_copies
+    from course.grading.term.course_dir import CourseLayout
+    from course.grading.term.results.copy_report import COPIES_HTML_PATH, COPIES_PATH, report_copies
 
     shared = HONEST_ALPHABETA["inner-function"]
     ring = {f"s{n:02d}": _rename(shared, {"node": f"n{n}", "best": f"b{n}"}) for n in range(10, 16)}
@@ -682,7 +682,7 @@ def test_a_class_gets_groups_in_one_file_and_one_console_line(submitted, tmp_pat
 
 
 def test_the_report_page_shows_hostile_names_and_code_as_text(submitted, tmp_path):
-    from course.grading.results.copy_report import write_copy_report
+    from course.grading.term.results.copy_report import write_copy_report
 
     hostile = "</pre><script>alert(1)</script><img src=x onerror=alert(2)>"
     code = f"# {hostile}\n" + HONEST_ALPHABETA["inner-function"] + f"\nNOTE = {hostile!r}\n"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from course.grading.course_dir import CourseLayout
-from course.grading.results import summary as summary_module
+from course.grading.term.course_dir import CourseLayout
+from course.grading.term.results import summary as summary_module
 
 HOSTILE = "\x1b[2J\x1b]0;pwned\x07<img src=x onerror=alert(1)>" + "A" * 200
 

@@ -31,7 +31,7 @@ GRADED_LINE = re.compile(r"\[\d+\.\d+ s\]")
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    from course.grading.example_class import example_class
+    from course.grading.term.example_class import example_class
 
     root = example_class(tmp_path_factory.mktemp("example") / "class")
     ok(root, "autograde", "--jobs", "2")
@@ -76,7 +76,7 @@ def _hand_grade(root: Path, student: str, points: float) -> None:
 def test_item1_a_fixed_hidden_test_regrades_at_the_next_autograde(course):
     # the broken test is released the way nbgrader's own tools do it (the formgrader's
     # Generate button, `nbgrader generate_assignment`): without the course's check of the source
-    from course.grading.course_dir import course_layout, nbgrader_api
+    from course.grading.term.course_dir import course_layout, nbgrader_api
 
     _edit_hidden_test(course, broken=True)
     assert nbgrader_api(course_layout(course)).generate_assignment(A1, force=True, create=True)["success"]

@@ -30,7 +30,7 @@ def course(tmp_path):
 
 
 def test_hours_and_until_give_the_students_own_due_date(course):
-    from course.grading.course_dir import course_layout, gradebook
+    from course.grading.term.course_dir import course_layout, gradebook
     from course.grading.term import extensions
     from course.grading.term.extensions import extension_for
 

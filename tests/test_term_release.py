@@ -81,8 +81,8 @@ def test_item2_a_sound_source_is_released_and_its_check_remembered(course):
 @pytest.mark.slow
 def test_item2_every_assignment_of_the_course_passes_its_check(tmp_path, monkeypatch):
     """The course's own solutions earn every point and its stubs none (all five assignments)."""
-    from course.grading.course_dir import course_layout
-    from course.grading.release_check import check_source
+    from course.grading.term.course_dir import course_layout
+    from course.grading.term.release_check import check_source
     from test_grading_support import copy_course
 
     monkeypatch.setenv("COURSE_GRADING_CACHE", str(tmp_path / "cache"))

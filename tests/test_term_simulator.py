@@ -101,7 +101,7 @@ def _step(root: Path, model: Model, op: str, rng: random.Random, log: list[str])
     if op == "hand":
         import json
 
-        from course.grading.results.report import GRADED
+        from course.grading.term.results.report import GRADED
 
         report = json.loads((root / "autograded/.course-grading/report.json").read_text())
         graded = [s for s in students if report.get(f"{s}/{A}", {}).get("status") in GRADED
@@ -169,8 +169,8 @@ def _step(root: Path, model: Model, op: str, rng: random.Random, log: list[str])
 
 def _from_scratch(root: Path, model: Model) -> tuple[str, dict]:
     """A new course directory from the inputs alone, everything graded again."""
-    from course.grading.course_dir import course_layout
-    from course.grading.term.results import HandGrades
+    from course.grading.term.course_dir import course_layout
+    from course.grading.term.store import HandGrades
 
     fresh = root.parent / f"{root.name}-from-scratch"
     fresh.mkdir()

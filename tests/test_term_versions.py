@@ -93,8 +93,8 @@ def test_item5_every_version_is_kept_and_the_policy_chooses_which_counts(course)
 def test_item5_collect_keeps_the_submission_it_replaces(course, tmp_path, monkeypatch):
     """nbgrader's collect (the course's ExchangeCollect) replaced submitted/<student>/<assignment>:
     the copy it replaces is kept as a version first."""
-    from course.grading.course_dir import course_layout
-    from course.grading.intake.exchange.collect import ExchangeCollect
+    from course.grading.term.course_dir import course_layout
+    from course.grading.term.intake.exchange.collect import ExchangeCollect
     from course.grading.term.versions import versions
 
     layout = course_layout(course)
@@ -105,7 +105,7 @@ def test_item5_collect_keeps_the_submission_it_replaces(course, tmp_path, monkey
     (inbound / "square.ipynb").write_text((inbound / "square.ipynb").read_text().replace(
         "return x * x", "return x ** 2"))
     from nbgrader.coursedir import CourseDirectory
-    from course.grading.course_dir import course_config
+    from course.grading.term.course_dir import course_config
 
     config = course_config(course)
     config.CourseDirectory.assignment_id = A

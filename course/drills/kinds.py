@@ -35,7 +35,7 @@ other way round).
 A drill can also be answered by a *model*: a record of what a search did,
 :meth:`Drill.answer_from` turns it into the answer that search gives.  Grading
 feedback uses it to check that a drill it offers really catches a mistake:
-the mistake's simulation (:func:`course.grading.diagnose.simulate`) answers the
+the mistake's simulation (:func:`course.grading.checks.diagnose.simulate`) answers the
 drill, and the drill must find that answer wrong.  A record is any object
 with these attributes (what ``simulate`` returns; a part a record lacks is
 an empty dict):
@@ -73,7 +73,7 @@ A kind is one subclass of :class:`Drill` plus a tree shape per level:
    asking (else the next tree is drawn).
 2. Register the class in :data:`course.drills.KIND_CLASSES` and give it a shape per level
    in :data:`course.drills.generate.SHAPES`.
-3. Name the catalogue mistakes it catches in :mod:`course.grading.diagnose` (a mistake's
+3. Name the catalogue mistakes it catches in :mod:`course.grading.checks.diagnose` (a mistake's
    ``drills``): feedback then offers it when it checks that the mistake answers it wrongly.
    That check simulates the kind's :attr:`~Drill.family` (``diagnose.simulate``): a kind about
    a search the simulator does not know yet (Star2: the ``star2`` kind) needs its family added
@@ -313,7 +313,7 @@ class Drill:
     label = ""
     """The kind in a few words, as the widget's kind selector lists it."""
     family = ""
-    """The search the question is about, named as :mod:`course.grading.diagnose` names search
+    """The search the question is about, named as :mod:`course.grading.checks.diagnose` names search
     families (``"minimax"``, ``"expectimax"``, ``"alphabeta"``, ``"star1"``, ``"bab"``): a
     simulation of that search answers the drill (:meth:`answer_from`)."""
     order = "given"

@@ -23,7 +23,7 @@ fails, every formgrader page answers 503.
 The guard:
 
 1. **Cleans what the pages are built from.**  The manual-grading page is
-   rendered by :class:`course.grading.results.safe_html.SafeHTMLExporter`
+   rendered by :class:`course.grading.term.results.safe_html.SafeHTMLExporter`
    instead of nbconvert's ``HTMLExporter`` (nh3-cleaned HTML, only safe output
    kinds, plain metadata, escaped names, bounded styles, links that leave the
    formgrader only through a warning page), and nbgrader's other pages by its
@@ -39,7 +39,7 @@ The guard:
    *Generate Feedback* buttons call nbgrader's API in this server; the guard
    has them refuse, with the reason, when ``nbgrader_config.py`` or the grading
    policy differ from what the instructor approved
-   (:mod:`course.grading.autograde.approval`).
+   (:mod:`course.grading.job.approval`).
 4. **Refuses what nbgrader would do on a mere GET.**  ``/formgrader?path=DIR``
    makes nbgrader run ``DIR/nbgrader_config.py`` in the instructor's server (a
    picture in a student's answer pointing there was enough); a submission file
@@ -119,14 +119,14 @@ def guard_grading_api() -> None:
     In this process only (the Jupyter server); ``make autograde`` checks on its own.  The
     formgrader's Autograde and Generate Feedback buttons then take the course lock
     exclusively, as ``make autograde`` and ``make feedback`` do
-    (:mod:`course.grading.run_lock`): a click while a grading command runs is refused with
+    (:mod:`course.grading.term.run_lock`): a click while a grading command runs is refused with
     that command's name, and no command starts while the button's work runs.
     Calling it twice changes nothing.
     """
     from nbgrader.apps.api import NbGraderAPI
 
-    from course.grading.autograde.approval import check_config_approved, check_policy_approved
-    from course.grading.run_lock import course_lock
+    from course.grading.job.approval import check_config_approved, check_policy_approved
+    from course.grading.term.run_lock import course_lock
     from course.errors import CourseError
 
     for name in ("autograde", "generate_feedback"):
@@ -183,7 +183,7 @@ class FormgraderGuard(LoggingConfigurable):
         import jinja2  # noqa: F401
         import nh3  # noqa: F401
 
-        from course.grading.results.safe_html import (SafeHTMLExporter,  # noqa: F401
+        from course.grading.term.results.safe_html import (SafeHTMLExporter,  # noqa: F401
                                                       content_security_policy)
         guard_grading_api()
         self.broken = ""
@@ -197,7 +197,7 @@ class FormgraderGuard(LoggingConfigurable):
         from jinja2 import Environment, FileSystemLoader, select_autoescape
         from nbgrader.server_extensions.formgrader import handlers
 
-        from course.grading.results.safe_html import (SafeHTMLExporter, ScriptNonceLoader,
+        from course.grading.term.results.safe_html import (SafeHTMLExporter, ScriptNonceLoader,
                                                       inline_handler_hashes)
 
         loader = FileSystemLoader([handlers.template_path])
@@ -221,7 +221,7 @@ class FormgraderGuard(LoggingConfigurable):
         try:
             from nbgrader.api import Gradebook
 
-            from course.grading.intake.roster import ROSTER_FILE, course_roster, names_into_gradebook
+            from course.grading.term.intake.roster import ROSTER_FILE, course_roster, names_into_gradebook
 
             root = formgrader.coursedir.root
             path = Path(root) / ROSTER_FILE
@@ -319,7 +319,7 @@ class FormgraderGuard(LoggingConfigurable):
                 if headers.get("X-Course-Guard-Page"):      # the guard's own pages set their policy
                     del headers["X-Course-Guard-Page"]
                     return status_code, headers, chunk
-                from course.grading.results.safe_html import content_security_policy
+                from course.grading.term.results.safe_html import content_security_policy
 
                 ancestors = guard.ancestors(headers.get("Content-Security-Policy", ""))
                 headers["Content-Security-Policy"] = content_security_policy(

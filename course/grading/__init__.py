@@ -35,21 +35,21 @@ part                       what it is                                   what it 
 
 What the exercise notebooks' test cells call:
 
-* :mod:`course.grading.checks` -- ``check_minimax_value``, ``check_alphabeta``,
+* :mod:`course.grading.checks.searches` -- ``check_minimax_value``, ``check_alphabeta``,
   ``check_bab``, ...: run a student's search on cases and compare it with the
   reference search (value or bounds, root move, and the exact ordered
   sequence of expansions and leaf evaluations);
-* :mod:`course.grading.cases` -- the cases: textbook trees, seeded random
+* :mod:`course.grading.checks.cases` -- the cases: textbook trees, seeded random
   exercise trees (ties, chance nodes), tic-tac-toe positions, games of Pig;
-* :mod:`course.grading.errorbounds` -- Assignment 6 (lesson 3): values and intervals
+* :mod:`course.grading.checks.errorbounds` -- Assignment 6 (lesson 3): values and intervals
   checked against Chen's bounds node by node (``check_value_interval``, ...);
-* :mod:`course.grading.evaluation` -- the open tasks: an evaluation function, a
+* :mod:`course.grading.checks.evaluation` -- the open tasks: an evaluation function, a
   formula, the naive-epsilon drift, a tree that traps the choice by ``U``;
-* :mod:`course.grading.rules` -- an assignment's pruning rule (``STRICT_RULE``) and
+* :mod:`course.grading.term.rules` -- an assignment's pruning rule (``STRICT_RULE``) and
   the text that states it;
-* :mod:`course.grading.instrument` -- the recording game the checks run a
+* :mod:`course.grading.checks.instrument` -- the recording game the checks run a
   student's search on;
-* :mod:`course.grading.failures` -- the :class:`AssertionError` subclasses a
+* :mod:`course.grading.checks.failures` -- the :class:`AssertionError` subclasses a
   failed check raises.
 
 The formgrader's pages are guarded by the server extension :mod:`course.formgrader_guard`
@@ -62,7 +62,7 @@ grades | feedback-zip | summary | remove-student``,
 only import nbgrader when they run.
 """
 
-from .cases import (
+from .checks.cases import (
     Case,
     EvaluatedGame,
     exercise_cases,
@@ -75,7 +75,7 @@ from .cases import (
     with_evaluation,
     with_reversed_outcomes,
 )
-from .checks import (
+from .checks.searches import (
     check,
     check_alphabeta,
     check_bab,
@@ -88,12 +88,12 @@ from .checks import (
     check_star1,
     explain,
 )
-from .compare import TASKS, Comparison, compare
-from .errorbounds import (check_decision_bound, check_selective_interval, check_value_interval,
+from .checks.compare import TASKS, Comparison, compare
+from .checks.errorbounds import (check_decision_bound, check_selective_interval, check_value_interval,
                           error_textbook_cases, explain_intervals, with_error_bounds)
-from .evaluation import (check_best_case_formula, check_evaluation_ordering, check_evaluation_play,
+from .checks.evaluation import (check_best_case_formula, check_evaluation_ordering, check_evaluation_play,
                          check_naive_drift, check_u_trap)
-from .failures import (
+from .checks.failures import (
     CheckFailed,
     GradingFailure,
     InstrumentationTampered,
@@ -108,7 +108,7 @@ from .failures import (
     WrongReturnType,
     WrongValue,
 )
-from .instrument import GameUsageError, Recording, instrument
+from .checks.instrument import GameUsageError, Recording, instrument
 
 __all__ = [
     "Case", "EvaluatedGame", "exercise_cases", "exercise_tree", "pig_cases", "playout_estimate",

@@ -173,7 +173,7 @@ def _command_lock(args: argparse.Namespace, argv: Sequence[str] | None):
     """The course lock the command takes (:mod:`.run_lock`), or a context that takes none."""
     import contextlib
 
-    from .run_lock import LOCKS, course_lock
+    from .term.run_lock import LOCKS, course_lock
 
     mode = LOCKS.get(args.command)
     if (args.command == "remove-student" and not args.yes) or \
@@ -192,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     What it prints goes through :class:`~.safe_text.ConsoleStream`: no character of a
     submission (a name, a line a cell printed) reaches the terminal as a command.
     """
-    from .safe_text import ConsoleStream
+    from .term.safe_text import ConsoleStream
 
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = ConsoleStream(out), ConsoleStream(err)
@@ -206,14 +206,14 @@ def _main(argv: Sequence[str] | None) -> int:
     import contextlib
 
     args = build_parser().parse_args(argv)
-    from .autograde import autograde
-    from .safe_text import console_text
-    from .course_dir import prepare
-    from .intake.lms_zip import collect_zip
-    from .release import release, student_bundle
-    from .results.feedback import feedback, pending_hand_grading
-    from .results.grades import grades
-    from .results.summary import summary
+    from .job.autograde import autograde
+    from .term.safe_text import console_text
+    from .term.course_dir import prepare
+    from .term.intake.lms_zip import collect_zip
+    from .term.release import release, student_bundle
+    from .term.results.feedback import feedback, pending_hand_grading
+    from .term.results.grades import grades
+    from .term.results.summary import summary
 
     status = 0
     held = contextlib.ExitStack()
@@ -221,7 +221,7 @@ def _main(argv: Sequence[str] | None) -> int:
         held.enter_context(_command_lock(args, argv))     # one grading command at a time
         if args.command == "prepare":
             prepare(args.root, log=print)
-            from .autograde.approval import ConfigNotApproved, check_config_approved
+            from .job.approval import ConfigNotApproved, check_config_approved
 
             if (Path(args.root) / "solutions").is_dir():        # the instructor's side
                 try:
@@ -261,8 +261,8 @@ def _main(argv: Sequence[str] | None) -> int:
         elif args.command == "approve-config":
             return _approve_config(args.root, show_only=args.show)
         elif args.command == "autograde":
-            from .autograde import ungraded
-            from .autograde.queue import Interrupted
+            from .job.autograde import ungraded
+            from .job.queue import Interrupted
 
             try:
                 records = autograde(args.root, args.submissions, assignment=args.assignment,
@@ -279,8 +279,8 @@ def _main(argv: Sequence[str] | None) -> int:
             if args.unsafe_no_sandbox:
                 print("WARNING: these grades were given WITHOUT the sandbox (--unsafe-no-sandbox); "
                       "report.json and grades.csv (column sandboxed) say so")
-            from .autograde import refused_submissions
-            from .course_dir import course_layout, pick_assignments
+            from .job.autograde import refused_submissions
+            from .term.course_dir import course_layout, pick_assignments
 
             layout = course_layout(args.root, args.submissions)
             _, refused = refused_submissions(layout, pick_assignments(layout, args.assignment))
@@ -303,7 +303,7 @@ def _main(argv: Sequence[str] | None) -> int:
                       "above): Nbgrader > Formgrader > Manage Assignments in JupyterLab (make lab)")
         elif args.command == "feedback":
             feedback(args.root, assignment=args.assignment, log=print)
-            from .results.feedback import missing_feedback
+            from .term.results.feedback import missing_feedback
 
             missing = missing_feedback(args.root, assignment=args.assignment)
             if missing:
@@ -315,7 +315,7 @@ def _main(argv: Sequence[str] | None) -> int:
             if args.format == "csv":
                 path = grades(args.root, args.output or "grades.csv", log=warn)
             else:
-                from .results.lms import lms_grades
+                from .term.results.lms import lms_grades
 
                 ids = dict(item.split("=", 1) for item in args.assignment_id if "=" in item)
                 if len(ids) != len(args.assignment_id):
@@ -335,7 +335,7 @@ def _main(argv: Sequence[str] | None) -> int:
                       f"({', '.join(f'{s}/{a}' for s, a, _ in pending)}): their scores lack "
                       f"{sum(p for _, _, p in pending):g} points in all (column needs_manual_grade)")
         elif args.command == "feedback-zip":
-            from .results.lms import feedback_zip
+            from .term.results.lms import feedback_zip
 
             packed = feedback_zip(args.root, args.assignment, lms=args.lms, submissions_zip=args.from_zip,
                                   output=args.output, log=lambda line: print(f"WARNING: {line}", file=sys.stderr))
@@ -363,7 +363,7 @@ def _main(argv: Sequence[str] | None) -> int:
         elif args.command == "extension":
             return _extension(args)
         elif args.command == "example-class":
-            from .example_class import EXAMPLE_STUDENTS, example_class
+            from .term.example_class import EXAMPLE_STUDENTS, example_class
 
             root = example_class(args.folder)
             for student, (what, when) in EXAMPLE_STUDENTS.items():
@@ -397,7 +397,7 @@ def _main(argv: Sequence[str] | None) -> int:
 def _extension(args: argparse.Namespace) -> int:
     from .term import extensions, grant_extension, remove_extension, settle_course
     from .term.dates import utc_text
-    from .course_dir import course_layout, gradebook
+    from .term.course_dir import course_layout, gradebook
 
     if args.list or (args.student is None and args.until is None and args.hours is None and not args.remove):
         layout = course_layout(args.root)
@@ -451,7 +451,7 @@ def _extension(args: argparse.Namespace) -> int:
 def _approve_config(root: str, *, show_only: bool) -> int:
     import json
 
-    from .autograde.approval import approve_config, config_diff, config_path, read_approval
+    from .job.approval import approve_config, config_diff, config_path, read_approval
 
     path = config_path(root)
     diff = config_diff(root)

@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import CourseError
-from ..grading.intake.roster import ROSTER_FILE, RosterError, read_roster
+from ..grading.term.intake.roster import ROSTER_FILE, RosterError, read_roster
 from .classlist import (DEFAULT_IDLE_TIMEOUT, Accounts, HubRosterError, class_ids, ensure_accounts,
                         grader_ids, write_hub_settings)
 from .proxy import HUB_LISTEN, nginx_site, systemd_unit
@@ -207,11 +207,11 @@ def global_nbgrader_config(exchange: Path, course_id: str = COURSE_ID) -> str:
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {course_id!r}\n"
         f"c.Exchange.root = {str(exchange)!r}\n"
-        "# the course's exchange classes (course/grading/intake/exchange): entries 0755, collected by\n"
+        "# the course's exchange classes (course/grading/term/intake/exchange): entries 0755, collected by\n"
         "# their owner with the collector's time (the instructor's course config names them too)\n"
-        'c.ExchangeFactory.release_assignment = "course.grading.intake.exchange.ExchangeReleaseAssignment"\n'
-        'c.ExchangeFactory.submit = "course.grading.intake.exchange.ExchangeSubmit"\n'
-        'c.ExchangeFactory.collect = "course.grading.intake.exchange.ExchangeCollect"\n'
+        'c.ExchangeFactory.release_assignment = "course.grading.term.intake.exchange.ExchangeReleaseAssignment"\n'
+        'c.ExchangeFactory.submit = "course.grading.term.intake.exchange.ExchangeSubmit"\n'
+        'c.ExchangeFactory.collect = "course.grading.term.intake.exchange.ExchangeCollect"\n'
     )
 
 
@@ -309,7 +309,7 @@ def setup_class(instructor: str, *, exchange: str | os.PathLike = "/srv/nbgrader
     one subdomain per user, the default (``public_url`` then names the hub's host, and DNS and
     the certificate must cover ``*.HOST``).
 
-    With ``roster`` (the course's ``roster.csv``, :mod:`course.grading.intake.roster`), the
+    With ``roster`` (the course's ``roster.csv``, :mod:`course.grading.term.intake.roster`), the
     students' missing Unix accounts are created (:func:`.classlist.ensure_accounts`, under
     ``home_base``, with random passwords listed in ``passwords`` if given), the roster becomes
     the course directory's ``roster.csv`` (the grading tools' list of students) and the hub's
@@ -384,8 +384,8 @@ def setup_class(instructor: str, *, exchange: str | os.PathLike = "/srv/nbgrader
     _chown_tree(course, account.pw_uid, account.pw_gid)
     _chown_tree(Path(account.pw_dir) / ".jupyter", account.pw_uid, account.pw_gid)
     # the configuration written above is the one approved for grading (the instructor's approvals,
-    # ~/.local/share/course-grading/approved; see course/grading/autograde/approval.py)
-    from course.grading.autograde.approval import approve_config
+    # ~/.local/share/course-grading/approved; see course/grading/job/approval.py)
+    from course.grading.job.approval import approve_config
 
     home = Path(account.pw_dir)
     folder = home

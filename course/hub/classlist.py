@@ -1,7 +1,7 @@
 """Who is in the class on the hub: the course's ``roster.csv``, its Unix accounts, the hub's settings.
 
 The hub reads the class from the same roster the grading tools use
-(:mod:`course.grading.intake.roster`: nbgrader's student CSV plus ``lms_names``), so one file
+(:mod:`course.grading.term.intake.roster`: nbgrader's student CSV plus ``lms_names``), so one file
 says who may log in and whose work is graded.  ``python -m course.hub setup --roster FILE``
 checks it, creates the students' missing Unix accounts, and writes the hub's copy with the
 class's settings into ``CONFIG_DIR/course-hub/`` (owned by root): the instructor may edit
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import CourseError
-from ..grading.intake.roster import Roster, RosterError, read_roster
+from ..grading.term.intake.roster import Roster, RosterError, read_roster
 
 __all__ = ["HUB_USERNAME_PATTERN", "HubRosterError", "HubSettings", "class_ids", "grader_ids", "uid_min",
            "ensure_accounts", "write_hub_settings", "read_hub_settings", "SETTINGS_DIR",
@@ -74,7 +74,7 @@ def class_ids(roster: Roster, instructor: str, *, first_uid: int | None = None) 
 
     Examples
     --------
-    >>> from course.grading.intake.roster import parse_roster
+    >>> from course.grading.term.intake.roster import parse_roster
     >>> class_ids(parse_roster("id\\nada\\ngrace\\n"), "alice")
     ['ada', 'grace']
     >>> class_ids(parse_roster("id\\nada\\nAda.Lovelace\\n"), "alice")

@@ -12,7 +12,7 @@ module                    what it does                                          
 
 Everything else of the course (searches, checks, gradebook, nbgrader) runs on
 the grader's side and is never visible inside a sandbox.  See
-:mod:`course.grading.autograde.sandboxed` for how autograding uses this.
+:mod:`course.grading.job.sandboxed` for how autograding uses this.
 """
 
 from __future__ import annotations

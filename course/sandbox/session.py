@@ -703,7 +703,7 @@ class StudentSession:
         """The levels below ``children`` (just sent), breadth first, up to :data:`PREFETCH_NODES`.
 
         Each entry ``[parent, moves, probabilities or None, children]`` is made without recording
-        (:func:`~course.grading.instrument.unrecorded_children`); the sandbox reports the first
+        (:func:`~course.grading.checks.instrument.unrecorded_children`); the sandbox reports the first
         use of each parent as a ``moves`` note, which records its expansion in its place.  A
         parent's handle is always sent before its entry.
         """
@@ -861,12 +861,12 @@ _INSTRUMENT: Any = None
 
 
 def _instrument() -> Any:
-    """:mod:`course.grading.instrument` (imported on first use: the grader's side of the course)."""
+    """:mod:`course.grading.checks.instrument` (imported on first use: the grader's side of the course)."""
     global _INSTRUMENT
     if _INSTRUMENT is None:
         import importlib
 
-        _INSTRUMENT = importlib.import_module("..grading.instrument", __package__)
+        _INSTRUMENT = importlib.import_module("..grading.checks.instrument", __package__)
     return _INSTRUMENT
 
 

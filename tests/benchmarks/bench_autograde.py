@@ -4,7 +4,7 @@ Builds a throw-away course directory with ``--students`` students, each handing 
 assignment, mixed like a real class: 60 % hand in the model solutions (every test cell,
 hidden tests included, runs to the end), 25 % the untouched release (every check fails
 early), 15 % a hostile notebook (the solutions plus a cell that tries to read the course,
-plant code, fork a daemon and hog memory).  Then it times ``course.grading.autograde``
+plant code, fork a daemon and hog memory).  Then it times ``course.grading.job.autograde``
 with ``--jobs`` parallel workers, and checks that every student got the expected score.
 
 CPU time is what to compare on a shared machine (wall-clock time depends on what else
@@ -69,7 +69,7 @@ def build_class(root: Path, students: int, assignment: str | None = None
     """
     import nbformat
 
-    from course.grading.release import release
+    from course.grading.term.release import release
     from test_grading_support import copy_course, read_cells
 
     copy_course(root)                    # approved for grading, as make approve-config does
@@ -166,7 +166,7 @@ def phase_cpu(root: Path, jobs: list[tuple[str, str]]) -> tuple[dict[str, float]
     from nbgrader.apps import NbGraderAPI
     from nbgrader.converters import autograde as nb_autograde, base as nb_base
 
-    from course.grading.autograde import sandboxed, worker
+    from course.grading.job import sandboxed, worker
     from course.sandbox import session
 
     cpu: collections.Counter = collections.Counter()
@@ -271,8 +271,8 @@ def main(argv: list[str] | None = None) -> None:
 
     from nbgrader.api import Gradebook
 
-    from course.grading.autograde import autograde
-    from course.grading.course_dir import course_layout
+    from course.grading.job.autograde import autograde
+    from course.grading.term.course_dir import course_layout
 
     meter = CpuMeter()
     try:

@@ -5,7 +5,7 @@ textbook-idiom answers, untouched releases, copies), compares every pair (thresh
 prints per kind of pair the distribution of the two numbers the audit keeps: the larger
 direction (the audit's similarity: the shorter submission's coverage) and the smaller one (the
 mutual similarity groups are cut on); then the groups as the audit made them before (connected
-components of every pair at the threshold) and now (:mod:`course.grading.results.copy_groups`).
+components of every pair at the threshold) and now (:mod:`course.grading.term.results.copy_groups`).
 
 Usage::
 
@@ -53,8 +53,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     from copy_audit_class import KINDS, copy_groups, pair_kind, write_class
-    from course.grading.results.copy_groups import group_copies
-    from course.grading.results.similarity import audit_assignment
+    from course.grading.term.results.copy_groups import group_copies
+    from course.grading.term.results.similarity import audit_assignment
 
     with tempfile.TemporaryDirectory(prefix="bench-copy-audit-") as tmp:
         write_class(Path(tmp) / "submitted", ROOT / "exercises")

@@ -43,8 +43,8 @@ def main(argv: list[str] | None = None) -> None:
 
     import nbformat
 
-    from course.grading.autograde import autograde
-    from course.grading.course_dir import course_layout
+    from course.grading.job.autograde import autograde
+    from course.grading.term.course_dir import course_layout
     from test_grading_run_class import A1, VALUE, _solution, _submit
     from test_grading_support import copy_course
 

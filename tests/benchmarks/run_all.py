@@ -363,7 +363,7 @@ def bench_grading_script(quick: bool) -> str | None:
 
 def bench_grading(assignments: int) -> str:
     try:
-        from course.grading.autograde import autograde
+        from course.grading.job.autograde import autograde
     except Exception as exc:  # noqa: BLE001
         return f"not available ({type(exc).__name__}: {exc})"
     if not (ROOT / "exercises").is_dir() or not (ROOT / "nbgrader_config.py").is_file():

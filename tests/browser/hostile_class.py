@@ -106,8 +106,8 @@ def build_hostile_course(root: Path, repo: Path, port: int) -> dict[str, str]:
     """
     from nbgrader.api import Gradebook
 
-    from course.grading.autograde.approval import approve_config
-    from course.grading.release import release
+    from course.grading.job.approval import approve_config
+    from course.grading.term.release import release
 
     if not (root / "solutions").exists():
         shutil.copytree(repo / "solutions", root / "solutions")

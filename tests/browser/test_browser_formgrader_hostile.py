@@ -4,7 +4,7 @@ Chromium is the judge: a payload that runs records its tag in ``top.PWN``
 (:mod:`hostile_class`), and a local listener counts requests to it.  First the control: the
 manual-grading page rendered as nbgrader 0.9 renders it runs the payloads (a dozen of them,
 the student's id and names among them).  Then each layer of the defence alone stops them:
-the cleaned rendering (:class:`~course.grading.results.safe_html.SafeHTMLExporter`) without
+the cleaned rendering (:class:`~course.grading.term.results.safe_html.SafeHTMLExporter`) without
 any policy, and nbgrader's own rendering under the Content-Security-Policy with nonces.  Then
 the real thing: every formgrader page of the session's JupyterLab server (with the course's
 guard enabled, as ``make lab`` does) on the hostile class runs nothing, still works (tables
@@ -166,7 +166,7 @@ def test_nbgrader_rendering_runs_the_payloads(page, listener):
 
 
 def test_the_cleaned_rendering_alone_runs_nothing(page, listener):
-    from course.grading.results.safe_html import SafeHTMLExporter
+    from course.grading.term.results.safe_html import SafeHTMLExporter
 
     for student in ("mallory", hc.HOSTILE_ID):
         html = _render(SafeHTMLExporter, listener.port, student, meta_csp=False)
@@ -181,7 +181,7 @@ def test_the_policy_alone_stops_all_but_what_the_templates_wrap_in_a_script(page
     tag (so it gets the nonce) -- the reason the exporter removes such outputs first."""
     from nbconvert.exporters import HTMLExporter
 
-    from course.grading.results.safe_html import ScriptNonceLoader, content_security_policy
+    from course.grading.term.results.safe_html import ScriptNonceLoader, content_security_policy
 
     class Nonced(HTMLExporter):
         def _create_environment(self):
@@ -295,7 +295,7 @@ def _feedback(exporter_class, port: int) -> str:
 def test_feedback_pages_run_nothing_a_student_wrote(page, listener):
     from nbconvert.exporters import HTMLExporter
 
-    from course.grading.results.safe_html import SafeHTMLExporter
+    from course.grading.term.results.safe_html import SafeHTMLExporter
 
     ran = _show(page, _feedback(HTMLExporter, listener.port))
     assert {"md-script", "md-img-onerror", "out-html", "out-png-width"} <= set(ran), ran   # nbgrader's
@@ -362,7 +362,7 @@ def test_an_answer_cannot_cover_the_score_boxes(page, name):
     lies on top of the box in Chromium); the course's cleaned rendering keeps every box clear."""
     from nbconvert.exporters import HTMLExporter
 
-    from course.grading.results.safe_html import SafeHTMLExporter
+    from course.grading.term.results.safe_html import SafeHTMLExporter
 
     assert _covered(page, _overlay_page(HTMLExporter, OVERLAYS[name])), "the control covers nothing"
     covered = _covered(page, _overlay_page(SafeHTMLExporter, OVERLAYS[name], meta_csp=False))

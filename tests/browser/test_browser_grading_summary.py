@@ -21,7 +21,7 @@ def report(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from course.grading.results.summary import (AssignmentSummary, QuestionSummary, _png,
+    from course.grading.term.results.summary import (AssignmentSummary, QuestionSummary, _png,
                                                 _questions_figure, _scores_figure, summary_html)
 
     questions = [

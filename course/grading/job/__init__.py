@@ -12,14 +12,14 @@ Autograding a submission is a pure function of data (issue 32):
   wrote for each cell, the worker's verdict message (success, limits hit, review flags, log).
 
 :func:`run_job` rebuilds a private course folder in a temporary directory from the job alone and
-runs the course's own grading worker there (``python -m course.grading.autograde.worker``: the
-same :class:`~course.grading.autograde.sandboxed.SandboxedGrade`, bubblewrap sandbox, time limits
+runs the course's own grading worker there (``python -m course.grading.job.worker``: the
+same :class:`~course.grading.job.sandboxed.SandboxedGrade`, bubblewrap sandbox, time limits
 and caps as the local pool) -- nothing of the course folder or its gradebook is read, nothing
 outside the temporary folder is written.  The instructor's process alone writes the course's
 gradebook from the results (:func:`write_result`), in batches.
 
 :mod:`.cluster` runs the jobs on a Dask cluster (``autograde --cluster ADDRESS``); the local pool
-(:mod:`course.grading.autograde.queue`) stays the default.
+(:mod:`course.grading.job.queue`) stays the default.
 """
 
 from .data import AssignmentBundle, GradingJob, JobError, JobResult, build_bundle, make_job, run_job

@@ -41,8 +41,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from ..course_dir import CourseLayout, gradebook
-from ..results.report import GradeRecord, read_report
+from ..term.course_dir import CourseLayout, gradebook
+from ..term.results.report import GradeRecord, read_report
 from .data import JobResult, build_bundle, make_job, run_job
 from .writer import write_files, write_result
 
@@ -79,13 +79,13 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
     try:
         from distributed import Client, as_completed
     except ImportError:
-        from ..course_dir import WorkflowError
+        from ..term.course_dir import WorkflowError
 
         raise WorkflowError("grading on a cluster needs Dask distributed: pip install "
                             "'course[cluster]' (or: pip install distributed)") from None
-    from ..autograde.integrity import IntegrityError, IntegrityWatch
-    from ..autograde.queue import Interrupted, _hand_grades, _needs_attention, record_outcome
-    from ..autograde.worker import lighter_nbgrader
+    from .integrity import IntegrityError, IntegrityWatch
+    from .queue import Interrupted, _hand_grades, _needs_attention, record_outcome
+    from .worker import lighter_nbgrader
 
     lighter_nbgrader()
     watch = IntegrityWatch(layout.root)
@@ -101,7 +101,7 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
     try:
         client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
     except Exception:  # noqa: BLE001 - TimeoutError (its kind differs between versions)
-        from ..course_dir import WorkflowError
+        from ..term.course_dir import WorkflowError
 
         client.close()
         raise WorkflowError(f"no worker joined the Dask scheduler at {address} within "

@@ -174,9 +174,9 @@ def build_bundle(layout: Any, assignment: str, *, cell_timeout: int, submission_
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.utils import find_all_files
 
-    from ..autograde.approval import check_config_approved, config_path
-    from ..autograde.sandboxed import course_secret
-    from ..course_dir import course_config
+    from .approval import check_config_approved, config_path
+    from .sandboxed import course_secret
+    from ..term.course_dir import course_config
     from ..term.inputs import course_code
 
     root = Path(layout.root)
@@ -236,7 +236,7 @@ def _code_here(course_code: Any) -> str:
 
 
 def _check(bundle: AssignmentBundle, job: GradingJob) -> None:
-    from ..autograde.approval import check_policy_is_sandboxed
+    from .approval import check_policy_is_sandboxed
     from ..term.inputs import course_code
 
     _plain_name(job.student, "student")
@@ -297,9 +297,9 @@ class _Slot:
     next jobs of that bundle (its Python, nbgrader and the sandbox's program started once)."""
 
     def __init__(self, bundle: AssignmentBundle, digest: str) -> None:
-        from ..autograde.approval import APPROVALS_ENV, _record_path
-        from ..autograde.queue import _Worker
-        from ..autograde.sandboxed import SECRET_ENV, SECRET_FILE
+        from .approval import APPROVALS_ENV, _record_path
+        from .queue import _Worker
+        from .sandboxed import SECRET_ENV, SECRET_FILE
 
         self.digest = digest
         if bundle.sandboxed:
@@ -443,7 +443,7 @@ def run_job(bundle: AssignmentBundle, job: GradingJob) -> JobResult:
         If the job is malformed, its configuration is not the approved one or would grade
         outside the sandbox, or this machine runs other course code: nothing ran.
     """
-    from ..autograde.queue import WORKER_MARGIN, WORKER_STARTUP
+    from .queue import WORKER_MARGIN, WORKER_STARTUP
 
     _check(bundle, job)
     start = time.perf_counter()

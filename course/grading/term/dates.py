@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 
-from ..course_dir import CourseLayout, WorkflowError, course_layout, gradebook
+from .course_dir import CourseLayout, WorkflowError, course_layout, gradebook
 
 __all__ = ["parse_when", "set_due_date", "due_dates", "utc_text"]
 

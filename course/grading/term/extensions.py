@@ -26,7 +26,7 @@ import math
 import os
 from dataclasses import dataclass
 
-from ..course_dir import CourseLayout, WorkflowError, course_layout, gradebook
+from .course_dir import CourseLayout, WorkflowError, course_layout, gradebook
 from .dates import parse_when, utc_text
 
 __all__ = ["Extension", "grant_extension", "remove_extension", "extensions", "extension_for",
@@ -167,8 +167,8 @@ def extensions(root: str | os.PathLike, assignment: str | None = None) -> list[E
 
 
 def _check(layout: CourseLayout, student: str, assignment: str) -> None:
-    from ..intake.roster import course_roster
-    from ..intake.student_ids import InvalidStudentId, check_student_id
+    from .intake.roster import course_roster
+    from .intake.student_ids import InvalidStudentId, check_student_id
 
     if assignment not in layout.assignments():
         raise WorkflowError(f"no assignment {assignment!r} (there are: {', '.join(layout.assignments())})")

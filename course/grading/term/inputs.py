@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..course_dir import CourseLayout
+from .course_dir import CourseLayout
 
 __all__ = ["GradingInputs", "course_code", "assignment_inputs", "secret_digest", "config_digest",
            "describe_changes", "unreleased_changes", "COMPONENTS", "TERM_SECTIONS"]
@@ -115,7 +115,7 @@ def assignment_inputs(gb, layout: CourseLayout, assignment: str) -> dict[str, st
     """The assignment's components (tests, points, read-only cells, release), from the gradebook."""
     from nbgrader.api import MissingEntry
 
-    from ..autograde.sandboxed import split_hidden
+    from ..job.sandboxed import split_hidden
 
     visible, hidden, points, read_only = [], [], [], []
     try:

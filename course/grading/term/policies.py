@@ -42,7 +42,7 @@ from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Enum, Float
 from traitlets.config import LoggingConfigurable
 
-from ..course_dir import WorkflowError
+from .course_dir import WorkflowError
 
 __all__ = ["TermPolicy", "PercentPerDay", "CellGrade", "SubmissionGrade", "submission_grade",
            "choose_version", "late_rule", "notebook_penalties", "RESUBMISSION_POLICIES", "PENALTY_BASES"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Callable
 
-from ..course_dir import CourseLayout, gradebook, pick_assignments
+from .course_dir import CourseLayout, gradebook, pick_assignments
 from .settle import TermBook
 from .versions import Version, content_sha, files_sha, materialise, read_timestamp, versions
 
@@ -76,8 +76,8 @@ class TermRun:
             If ``solutions/`` differs from what was released (a test edited, points changed,
             and ``make release`` not run): grading would use the released tests.
         """
-        from ..course_dir import WorkflowError
-        from ..release import ensure_in_gradebook
+        from .course_dir import WorkflowError
+        from .release import ensure_in_gradebook
         from .inputs import unreleased_changes
         from .policies import choose_version
 
@@ -132,7 +132,7 @@ class TermRun:
     def reuse(self, student: str, assignment: str, record, before: dict) -> tuple[Any, str]:
         """``(kept record, note)`` if a result graded under the same inputs can stand, else
         ``(None, "")`` after saying why it is graded.  Sets ``record.grading_key``."""
-        from ..results.report import GRADED, GradeRecord, fill_scores
+        from .results.report import GRADED, GradeRecord, fill_scores
 
         pair = (student, assignment)
         folder = self.layout.submitted / student / assignment
@@ -211,7 +211,7 @@ class TermRun:
     # ------------------------------------------------------------------ 3. after the workers
     def finish(self, records: list, again: Callable[["TermRun"], list]) -> list:
         """Keep the new results, grade the remaining versions, settle; the records of the run."""
-        from ..results.report import GRADED, GradeRecord, read_report
+        from .results.report import GRADED, GradeRecord, read_report
 
         with gradebook(self.layout) as gb:
             for record in records:
@@ -260,7 +260,7 @@ class TermRun:
     def _say(self, record, done) -> None:
         """A line for a total that differs from the one printed while grading (late penalty,
         another version, hand grades): what counts, and why."""
-        from ..results.report import describe_record
+        from .results.report import describe_record
 
         if self.log is None:
             return

@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..course_dir import CourseLayout, course_config, course_layout, gradebook
+from .course_dir import CourseLayout, course_config, course_layout, gradebook
 from .dates import utc_text
 from .extensions import Extension, extension_for, student_due, sync_nbgrader_extension
 from .inputs import GradingInputs, assignment_inputs, config_digest, course_code, describe_changes, secret_digest
 from .policies import CellGrade, SubmissionGrade, TermPolicy, choose_version, late_rule, notebook_penalties, \
     submission_grade
-from .results import HandGrades, Result, ResultStore, TermState
+from .store import HandGrades, Result, ResultStore, TermState
 from .versions import Version, keep_version, materialise, versions
 
 __all__ = ["TermBook", "Settled", "settle_course"]
@@ -64,7 +64,7 @@ class Settled:
 
     @property
     def graded(self) -> bool:
-        from ..results.report import GRADED
+        from .results.report import GRADED
 
         return self.status in GRADED and self.grade is not None
 
@@ -73,7 +73,7 @@ class TermBook:
     """The term's bookkeeping for one command (see the module)."""
 
     def __init__(self, layout: CourseLayout, *, log: Any = None, config=None) -> None:
-        from ..results.report import read_report
+        from .results.report import read_report
 
         self.layout = layout
         self.config = config if config is not None else course_config(layout.root)
@@ -94,7 +94,7 @@ class TermBook:
     # ------------------------------------------------------------------ inputs
     def common(self) -> dict[str, str]:
         if self._common is None:
-            from ..autograde.sandboxed import course_secret
+            from ..job.sandboxed import course_secret
 
             self._common = {"secret": secret_digest(course_secret(self.layout.root)), "code": course_code(),
                             "config": config_digest(self.config)}
@@ -120,7 +120,7 @@ class TermBook:
     # ------------------------------------------------------------------ submissions
     def pairs(self, gb, assignments: list[str] | None = None, student: str | None = None) -> list[tuple[str, str]]:
         """Every (student, assignment) the course knows: submissions, versions, report entries."""
-        from ..intake.submissions import valid_ids
+        from .intake.submissions import valid_ids
 
         wanted = set(assignments) if assignments is not None else set(self.layout.assignments())
         found: set[tuple[str, str]] = set()
@@ -138,7 +138,7 @@ class TermBook:
                 continue
             found.update((sub.student.id, name) for sub in subs)
         if self.layout.submitted.is_dir():
-            from ..intake.roster import course_roster
+            from .intake.roster import course_roster
 
             roster = course_roster(self.layout.root)     # a folder of no student is refused, not graded
             for folder in self.layout.submitted.glob("*/*"):
@@ -154,9 +154,9 @@ class TermBook:
         A folder that may not be graded (not on the roster, links, special files) is left as it
         is, for ``autograde`` to name.
         """
-        from ..intake.roster import course_roster
-        from ..intake.student_ids import InvalidStudentId, check_student_id
-        from ..intake.submissions import check_submission
+        from .intake.roster import course_roster
+        from .intake.student_ids import InvalidStudentId, check_student_id
+        from .intake.submissions import check_submission
 
         seen: dict[tuple[str, str], str] = {}
         if not self.managed:
@@ -186,7 +186,7 @@ class TermBook:
         """Read the hand grades given in the formgrader to the answers the gradebook shows."""
         from nbgrader.api import MissingEntry
 
-        from ..results.report import GRADED
+        from .results.report import GRADED
 
         shown = self.state.get(student, assignment).get("key")
         entry = self.report.get(f"{student}/{assignment}", {})
@@ -217,7 +217,7 @@ class TermBook:
         Without ``limits`` (the run's), only the sandbox is known: such a result is accepted
         under any time limits (:meth:`Result.limits_match`).
         """
-        from ..results.report import GRADED
+        from .results.report import GRADED
 
         if entry.get("grading_key") != inputs.key or entry.get("status") not in GRADED \
                 or not (self.layout.autograded / student / assignment).is_dir():
@@ -288,7 +288,7 @@ class TermBook:
         """Bring one submission's grade up to date without running code (see the module)."""
         from nbgrader.api import MissingEntry
 
-        from ..results.report import GRADED
+        from .results.report import GRADED
 
         key = f"{student}/{assignment}"
         entry = self.report.get(key, {})
@@ -366,7 +366,7 @@ class TermBook:
     def _settle_unversioned(self, gb, out: Settled, entry: dict, sub) -> Settled:
         """A submission graded from another folder than the course's (or before versions were
         kept): its grade is the gradebook's, with the late penalty of the term's rule."""
-        from ..results.report import GRADED
+        from .results.report import GRADED
 
         if sub is None or (entry and entry.get("status") not in GRADED):
             return out
@@ -401,7 +401,7 @@ class TermBook:
         return done
 
     def save(self) -> None:
-        from ..results.report import update_report
+        from .results.report import update_report
 
         self.hand.save()
         self.state.save()

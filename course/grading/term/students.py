@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..course_dir import CourseLayout, WorkflowError, course_layout, exchange_root, gradebook
-from ..intake.student_ids import is_student_id
+from .course_dir import CourseLayout, WorkflowError, course_layout, exchange_root, gradebook
+from .intake.student_ids import is_student_id
 from .dates import due_dates
 
 __all__ = ["released_assignments", "remove_student", "Removal"]
@@ -137,9 +137,9 @@ def remove_student(root: str | os.PathLike, student: str, *, dry_run: bool = Fal
     """
     from nbgrader.api import MissingEntry
 
-    from ..results.report import read_report, write_report
+    from .results.report import read_report, write_report
     from .extensions import remove_student_extensions
-    from .results import forget_student
+    from .store import forget_student
     from .versions import VERSIONS_DIR
 
     if not is_student_id(student):

@@ -11,7 +11,7 @@ A version's folder name is ``<number>-<time handed in, UTC>-<content hash>``
 (``002-20261202T181500Z-3f9a0c1d2e4b``), the number counting the versions of that student's
 assignment in the order the course first saw them; beside it, ``<name>.json`` records its
 time and hashes.  Nothing here runs or trusts the files: they are copied without following
-links (:func:`~course.grading.intake.exchange.files.copy_untrusted_tree`) and hashed.
+links (:func:`~course.grading.term.intake.exchange.files.copy_untrusted_tree`) and hashed.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def keep_version(root: str | os.PathLike, student: str, assignment: str,
     UnsafeSubmission
         If the folder holds a link, a special file or too much (it is then not kept).
     """
-    from ..intake.exchange.files import copy_untrusted_tree
+    from .intake.exchange.files import copy_untrusted_tree
 
     root, folder = Path(root), Path(folder)
     content = content_sha(folder)

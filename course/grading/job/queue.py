@@ -1,0 +1,394 @@
+"""The grading queue: submissions graded by worker processes, several at once.
+
+Each worker (:mod:`.worker`, a ``python -m course.grading.job.worker``
+process) grades its jobs one after the other with nbgrader, whose execute step
+is :class:`~.sandboxed.SandboxedGrade`: the student's code runs only in
+:mod:`course.sandbox`.  This module starts the workers, waits for each job
+with a wall-clock limit, kills a worker that hangs (with every process it
+started) and hands the rest of its jobs to a new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ...sandbox.bwrap import descendants as _descendants
+from ..term.course_dir import CourseLayout, gradebook, nbgrader_error
+from ..term.results.report import GradeRecord, fill_scores, read_report
+
+__all__ = ["run_jobs", "WORKER_STARTUP", "WORKER_MARGIN", "Interrupted"]
+
+#: Seconds a worker may take beyond the submission's own time limit (nbgrader's work around
+#: it: reading and writing notebooks, the gradebook) before it is stopped.
+WORKER_MARGIN = 60.0
+
+
+class Interrupted(KeyboardInterrupt):
+    """Grading was stopped (Ctrl-C, SIGTERM): every worker and sandbox it started is stopped."""
+
+
+def _kill_tree(proc: subprocess.Popen) -> None:
+    pids = _descendants(proc.pid)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in [proc.pid, *pids]:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        try:
+            os.killpg(proc.pid, sig)
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=3)
+            if sig == signal.SIGTERM:
+                continue
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _die_with_parent() -> None:
+    """``preexec_fn``: the worker is killed when the grading process ends, however it ends
+    (Linux ``PR_SET_PDEATHSIG``): no worker goes on, re-parented, after an interrupt."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)          # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+@contextlib.contextmanager
+def _locked_submission(layout: CourseLayout, job: tuple[str, str], lock: Path):
+    """The gradebook (under the workers' lock) and ``job``'s submission, or None if it has none."""
+    from nbgrader.api import MissingEntry
+
+    from ..term.course_dir import FileLock
+
+    with FileLock(str(lock)), gradebook(layout) as gb:
+        try:
+            sub = gb.find_submission(job[1], job[0])
+        except MissingEntry:
+            sub = None
+        yield gb, sub
+
+
+def _hand_grades(layout: CourseLayout, job: tuple[str, str], lock: Path) -> dict:
+    """``{(notebook, cell): manual score}`` of the answers already graded by hand."""
+    with _locked_submission(layout, job, lock) as (_, sub):
+        if sub is None:
+            return {}
+        return {(nb.name, grade.name): grade.manual_score for nb in sub.notebooks
+                for grade in nb.grades
+                if grade.manual_score is not None and not grade.needs_manual_grade}
+
+
+def _keep_hand_grades(layout: CourseLayout, job: tuple[str, str], kept: dict, lock: Path) -> None:
+    """After re-grading an unchanged submission, its hand-graded answers stay graded."""
+    if not kept:
+        return
+    with _locked_submission(layout, job, lock) as (gb, sub):
+        if sub is None:
+            return
+        for nb in sub.notebooks:
+            for grade in nb.grades:
+                if kept.get((nb.name, grade.name)) == grade.manual_score and grade.needs_manual_grade:
+                    grade.needs_manual_grade = False
+        gb.db.commit()
+
+
+class _Worker:
+    """A ``course.grading.job.worker`` process and a thread reading its JSON lines."""
+
+    def __init__(self, layout: CourseLayout, staging: Path, jobs: list[tuple[str, str]],
+                 cell_timeout: int, *, lock: Path, sandbox: bool, submission_timeout: float,
+                 env: dict | None = None, stdin_jobs: bool = False) -> None:
+        import queue
+        import threading
+
+        command = [sys.executable, "-m", "course.grading.job.worker", "--root", str(layout.root),
+                   "--submitted", str(staging), "--timeout", str(cell_timeout),
+                   "--jobs-from-stdin" if stdin_jobs else "--handshake",
+                   "--lock", str(lock), "--submission-timeout", str(submission_timeout)]
+        if not sandbox:
+            command.append("--unsafe-no-sandbox")
+        for student, assignment in jobs:
+            command += ["--job", f"{student}/{assignment}"]
+        parent = os.getpid()
+
+        def start() -> None:
+            _die_with_parent()
+            if os.getppid() != parent:                  # the grader ended while this started
+                os._exit(1)
+
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                     cwd=str(layout.root), preexec_fn=start, env=env)
+        self.lines: "queue.Queue[dict | None]" = queue.Queue()
+        self.stderr: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_err, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            if line.startswith("{"):
+                try:
+                    self.lines.put(json.loads(line))
+                except ValueError:
+                    pass
+        self.lines.put(None)            # end of output: the worker exited
+
+    def _read_err(self) -> None:
+        for line in self.proc.stderr:
+            self.stderr.append(line)
+            del self.stderr[:-40]
+
+    def go(self) -> None:
+        """Let the worker start its next job (it waits for this after each one)."""
+        try:
+            self.proc.stdin.write("go\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass                          # the worker is gone; next() will say so
+
+    def send(self, student: str, assignment: str) -> None:
+        """Give a ``stdin_jobs`` worker its next job."""
+        try:
+            self.proc.stdin.write(f"{student}/{assignment}\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass                          # the worker is gone; next() will say so
+
+    def next(self, timeout: float) -> dict | None:
+        """The next JSON line; None if the worker exited; raises TimeoutError after ``timeout``."""
+        import queue
+
+        try:
+            return self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError from None
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            _kill_tree(self.proc)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+#: Seconds a new worker may take to start (import nbgrader, load the config).
+WORKER_STARTUP = 180
+
+
+def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
+               pending: list[tuple[str, str]], cell_timeout: int, submission_timeout: float,
+               done: Any, *, lock: Path, sandbox: bool, watch: Any, stop: Any, begin: Any,
+               workers: list) -> None:
+    """Grade ``pending`` jobs one after the other, restarting the worker after one that hangs.
+
+    Whatever goes wrong with one job (in the worker, or here while recording it) ends as that
+    job's record with the reason; the next job goes on.
+    """
+    from .integrity import IntegrityError
+
+    previous = read_report(layout)
+    limit = submission_timeout + WORKER_MARGIN
+    while pending and not stop.is_set():
+        worker = _Worker(layout, staging, pending, cell_timeout, lock=lock, sandbox=sandbox,
+                         submission_timeout=submission_timeout)
+        workers.append(worker)
+        try:
+            while pending and not stop.is_set():
+                job = pending[0]
+                record = records[job]
+                start = time.perf_counter()
+                try:
+                    unchanged = previous.get(f"{job[0]}/{job[1]}", {}).get("submission_sha") == \
+                        record.submission_sha
+                    kept = _hand_grades(layout, job, lock) if unchanged else {}
+                    begin(record)             # the report says "grading" until it is done
+                    worker.go()
+                    try:
+                        message = worker.next(WORKER_STARTUP)
+                        while message is not None and message.get("event") != "done":
+                            message = worker.next(limit)
+                    except TimeoutError:
+                        message = {"success": False, "error":
+                                   f"autograding took longer than {limit:.0f} seconds and was stopped"}
+                        worker.stop()
+                    if stop.is_set():
+                        return                # interrupted: the job stays "grading" (not graded)
+                    if message is None:
+                        tail = "".join(worker.stderr).strip().splitlines()
+                        message = {"success": False, "error": "the grading process ended unexpectedly"
+                                   + (f" ({tail[-1]})" if tail else "")}
+                    record.seconds = round(time.perf_counter() - start, 2)
+                    record_outcome(layout, record, message, kept, lock)
+                except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
+                    record.status = "failed"
+                    record.reason = "; ".join(r for r in (record.reason, f"could not be graded: "
+                                                          f"{type(exc).__name__}: {exc}") if r)
+                    record.seconds = round(time.perf_counter() - start, 2)
+                pending.pop(0)
+                try:
+                    watch.check(f"{job[0]}/{job[1]}")
+                except IntegrityError as exc:
+                    stop.set()
+                    stop.error = exc
+                except Exception as exc:  # noqa: BLE001 - the tripwire could not look: stop too
+                    stop.set()
+                    stop.error = exc
+                try:
+                    done(record)
+                except Exception:  # noqa: BLE001 - run_jobs records it again if it was lost
+                    pass
+                if pending and worker.proc.poll() is not None:
+                    break                 # start a new worker for the rest
+        finally:
+            worker.stop()
+
+
+def record_outcome(layout: CourseLayout, record: GradeRecord, message: dict, kept: dict,
+                   lock: Path | None) -> None:
+    """A worker's ``done`` message into ``record`` (status, reason, review flags), the hand grades
+    ``kept`` kept, the scores read from the gradebook.  Shared by the local pool and the cluster
+    (:mod:`course.grading.job.cluster`): the same message gives the same record."""
+    job = (record.student, record.assignment)
+    if message.get("limit"):
+        record.reason = "; ".join(r for r in (record.reason, "stopped at a limit: "
+                                              + str(message["limit"])) if r)
+    elif message.get("success"):
+        record.status = ("needs attention" if record.unreadable else
+                         "graded (with problems)" if record.reason else "graded")
+    else:
+        why = f"nbgrader failed: {nbgrader_error(message)}"
+        record.reason = "; ".join(r for r in (record.reason, why) if r)
+    if message.get("success") and not message.get("limit"):
+        _keep_hand_grades(layout, job, kept, lock)
+        # the checks' own findings, recorded by the grader (never a line the
+        # student's code printed: issue 29)
+        record.review += [str(flag)[:500] for flag in message.get("review") or []
+                          if isinstance(flag, str)][:50]
+    fill_scores(layout, record, lock)
+    if record.status == "needs attention":
+        _needs_attention(layout, job, lock)
+
+
+def _needs_attention(layout: CourseLayout, job: tuple[str, str], lock: Path, *,
+                     autograded_only: bool = False) -> None:
+    """A submission with a notebook that could not be read (or, ``autograded_only``, whose
+    grading was interrupted): the formgrader shows it as needing a hand grade, not as graded
+    (with an earlier run's scores), for the instructor to look at.  ``autograded_only`` leaves
+    the written answers' hand grades as they are; the next run's autograding resets the rest."""
+    with _locked_submission(layout, job, lock) as (gb, sub):
+        if sub is None:
+            return
+        for nb in sub.notebooks:
+            for grade in nb.grades:
+                if not autograded_only or grade.cell.cell_type == "code":
+                    grade.needs_manual_grade = True
+        gb.db.commit()
+
+
+def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
+              cell_timeout: int, submission_timeout: float, done: Any, *, jobs: int = 1,
+              sandbox: bool = True, begin: Any = None) -> None:
+    """Grade every staged job on ``jobs`` parallel workers.
+
+    After every job an :class:`~.integrity.IntegrityWatch` checks
+    that the grader's own files are unchanged; if not, grading stops with
+    :class:`~.integrity.IntegrityError` for the instructor to review.
+
+    ``begin(record)`` is called as a job starts, ``done(record)`` once its results are
+    written.  A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM turned into one by
+    :func:`course.grading.job.autograde.autograde`) stops every worker -- and with it every
+    sandbox -- and is raised again as :class:`Interrupted`; the jobs in flight stay "grading".
+    """
+    import threading
+
+    from .integrity import IntegrityWatch
+    from .worker import lighter_nbgrader
+
+    lighter_nbgrader()       # this process reads the gradebook after every job too (fill_scores)
+    watch = IntegrityWatch(layout.root)
+    lock = staging / ".gradebook.lock"
+    queues: list[list[tuple[str, str]]] = [[] for _ in range(max(1, jobs))]
+    for i, job in enumerate(records):
+        queues[i % len(queues)].append(job)
+    stop = threading.Event()
+    stop.error = None
+    report_lock = threading.Lock()
+    workers: list[_Worker] = []
+
+    in_flight: set[tuple[str, str]] = set()
+
+    def locked_begin(record: GradeRecord) -> None:
+        with report_lock:
+            in_flight.add((record.student, record.assignment))
+            if begin is not None:
+                begin(record)
+
+    finished: set[tuple[str, str]] = set()
+    failures: list[str] = []
+
+    def locked_done(record: GradeRecord) -> None:
+        with report_lock:
+            in_flight.discard((record.student, record.assignment))
+            finished.add((record.student, record.assignment))
+            done(record)
+
+    def run_queue(queue: list[tuple[str, str]]) -> None:
+        """One queue's thread: whatever kills it (a worker that cannot start, a full disk) is
+        noted, and the jobs it did not finish are recorded as failed by run_jobs."""
+        try:
+            _run_queue(layout, staging, records, queue, cell_timeout, submission_timeout,
+                       locked_done, lock=lock, sandbox=sandbox, watch=watch, stop=stop,
+                       begin=locked_begin, workers=workers)
+        except Exception as exc:  # noqa: BLE001 - said in the records of its jobs
+            failures.append(f"{type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=run_queue, args=(queue,), daemon=True)
+               for queue in queues if queue]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)          # short waits: Ctrl-C and SIGTERM are seen at once
+    except KeyboardInterrupt:
+        stop.set()
+        for worker in list(workers):
+            worker.stop()
+        for thread in threads:
+            thread.join(15)
+        for job in sorted(in_flight):     # the gradebook may hold an earlier run's scores
+            try:
+                _needs_attention(layout, job, lock, autograded_only=True)
+            except Exception:  # noqa: BLE001 - the report already says "grading"
+                pass
+        raise Interrupted("grading was interrupted") from None
+    # every staged job ends as a record: those a queue did not finish (its thread died, grading
+    # stopped at the tripwire) are recorded as failed, with why
+    why = "; ".join(failures) or (f"grading stopped: {stop.error}" if stop.error is not None
+                                  else "its grading queue stopped")
+    for job, record in records.items():
+        if job in finished:
+            continue
+        record.status = "failed"
+        record.reason = "; ".join(r for r in (record.reason, f"not graded: {why}") if r)
+        try:
+            locked_done(record)
+        except Exception:  # noqa: BLE001 - done keeps the record before it writes it
+            pass
+    if stop.error is not None:
+        raise stop.error

@@ -1,0 +1,243 @@
+"""Autograde submissions in a separate process: ``python -m course.grading.job.worker``.
+
+:func:`course.grading.job.autograde.autograde` runs the autograder here, not in
+its own process, so that nothing that goes wrong with one submission can stop
+the grading of the others.  The students' code itself never runs here: the
+:class:`~course.grading.job.sandboxed.SandboxedGrade` step runs it in a sandbox.
+Several workers may run at once (``--lock`` serialises their gradebook work).  The worker loads the
+course's ``nbgrader_config.py`` once and grades the jobs it is given one
+after the other, printing a JSON line when it starts a job
+(``{"event": "start", ...}``) and when it finishes it
+(``{"event": "done", "success": ..., "error": ..., "log": ...}``).  The parent
+watches those lines: a job that does not finish in time gets the worker
+killed, is recorded as failed, and a new worker takes the remaining jobs.
+
+Usage::
+
+    python -m course.grading.job.worker --root COURSE --submitted DIR [--timeout SECONDS] \\
+        --job STUDENT/ASSIGNMENT [--job ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+from ..term.course_dir import FileLock, load_course_config
+
+__all__ = ["main", "lighter_nbgrader"]
+
+LOG_LIMIT = 20_000
+
+
+def _emit(payload: dict) -> None:
+    sys.stdout.write("\n" + json.dumps(payload) + "\n")
+    sys.stdout.flush()
+
+
+def lighter_nbgrader() -> None:
+    """Take out of nbgrader's work on each submission what it repeats identically every time.
+
+    Called once in a grading process (a worker, the queue); nothing nbgrader decides or writes
+    changes:
+
+    * **the gradebook's set-up**: nbgrader opens the gradebook about ten times per
+      submission, each time making a new database engine, listing the tables and checking
+      that every one exists (about 4 ms of CPU each; a new engine also compiles every query
+      again).  Here a database's engine is made once per process, and its tables are checked
+      with one query; each opening still gets its own session, and each closing still closes
+      the engine's connections.
+    * **the metadata check** (``CheckCellMetadata``, twice per notebook): for every cell,
+      nbgrader reads its three JSON schema files and ``jsonschema.validate`` checks the schema
+      itself before the cell.  Here each schema file is read and checked once; every cell is
+      validated against it as before, with the same error.
+
+    If nbgrader's internals are not the ones this knows (another version), nothing is changed.
+    """
+    try:
+        import jsonschema
+        from jsonschema.exceptions import best_match
+        from nbgrader import api
+        from nbgrader.nbgraderformat import common
+    except ImportError:
+        return
+    if getattr(api, "_course_lighter", False) or not all(
+            hasattr(mod, name) for mod, name in ((api, "create_engine"), (api, "inspect"),
+                                                 (api, "Base"), (common, "jsonschema"),
+                                                 (common, "BaseMetadataValidator"))):
+        return
+    engines: dict = {}
+    real_create_engine, real_inspect = api.create_engine, api.inspect
+    metadata = api.Base.metadata
+    real_create_all = metadata.create_all
+
+    def create_engine(url, *args, **kwargs):
+        key = (str(url), args, tuple(sorted(kwargs.items())))
+        if key not in engines:
+            engines[key] = real_create_engine(url, *args, **kwargs)
+        return engines[key]
+
+    def create_all(bind=None, *args, **kwargs):
+        # one query for the tables' names instead of one per table: nothing to make if all are
+        # there (checked each time: a gradebook may be deleted and made again at the same path)
+        if bind is not None and not args and not kwargs and bind in engines.values():
+            if set(metadata.tables) <= set(real_inspect(bind).get_table_names()):
+                return None
+        return real_create_all(bind, *args, **kwargs)
+
+    schemas: dict = {}
+    validators: dict = {}
+    real_init = common.BaseMetadataValidator.__init__
+
+    def validator_init(self, *args, **kwargs):
+        version = getattr(self, "schema_version", None)
+        if args or kwargs or version not in schemas:
+            real_init(self, *args, **kwargs)
+            if not args and not kwargs:
+                schemas[version] = self.schema
+        else:
+            self.schema = schemas[version]     # the same object: its validator is cached below
+
+    class _Validate:
+        """``jsonschema`` as nbgrader's validator calls it, with the schema checked once."""
+
+        def __getattr__(self, name):
+            return getattr(jsonschema, name)
+
+        @staticmethod
+        def validate(instance, schema, *args, **kwargs):
+            if args or kwargs or not any(schema is s for s in schemas.values()):
+                return jsonschema.validate(instance, schema, *args, **kwargs)
+            validator = validators.get(id(schema))
+            if validator is None:
+                cls = jsonschema.validators.validator_for(schema)
+                cls.check_schema(schema)
+                validator = validators[id(schema)] = cls(schema)
+            error = best_match(validator.iter_errors(instance))
+            if error is not None:
+                raise error
+
+    api.create_engine, metadata.create_all = create_engine, create_all
+    common.BaseMetadataValidator.__init__ = validator_init
+    common.jsonschema = _Validate()
+    api._course_lighter = True
+
+
+def _settle_memory() -> None:
+    """Keep the objects alive now (the modules of nbgrader, SQLAlchemy, nbconvert, the course, the
+    memoised cases: some 350,000) out of the garbage collector's sight for the rest of the process.
+
+    They live as long as the worker anyway; but each full collection, which the objects a
+    submission makes and drops set off every few submissions, walked all of them: measured,
+    40 % of a worker's CPU went to that.  (:func:`gc.freeze` after a collection: only live objects
+    are frozen, and reference counting still frees them; what each submission makes is collected
+    as before.)
+    """
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Autograde the jobs one by one, printing a JSON line per start and per result."""
+    parser = argparse.ArgumentParser(prog="python -m course.grading.job.worker",
+                                     description="Autograde submissions (used by python -m course.grading).")
+    parser.add_argument("--root", required=True, help="the course directory")
+    parser.add_argument("--config", default=None, help="nbgrader_config.py (default: ROOT/nbgrader_config.py)")
+    parser.add_argument("--submitted", required=True, help="folder holding <student>/<assignment>/")
+    parser.add_argument("--timeout", type=int, default=None, help="seconds per cell")
+    parser.add_argument("--submission-timeout", type=float, default=None,
+                        help="seconds a whole submission may take to grade (default: the config's "
+                             "SandboxedGrade.submission_timeout)")
+    parser.add_argument("--job", action="append", default=[], help="STUDENT/ASSIGNMENT")
+    parser.add_argument("--jobs-from-stdin", action="store_true",
+                        help="read the jobs from standard input, one STUDENT/ASSIGNMENT a line, "
+                             "until it ends (a grading job's worker kept for the next job: "
+                             "course.grading.job)")
+    parser.add_argument("--lock", default=None,
+                        help="a lock file shared by parallel workers: nbgrader's gradebook work is "
+                             "done holding it, the sandboxed grading without")
+    parser.add_argument("--unsafe-no-sandbox", action="store_true",
+                        help="run students' code without a sandbox (isolates nothing)")
+    parser.add_argument("--handshake", action="store_true",
+                        help="wait for a line on standard input before each job (the parent "
+                             "snapshots the gradebook meanwhile)")
+    args = parser.parse_args(argv)
+    if not args.job and not args.jobs_from_stdin:
+        parser.error("give --job or --jobs-from-stdin")
+
+    from .approval import check_config_approved, check_policy_approved
+
+    if args.config is None:
+        check_config_approved(args.root)          # before the file runs (issue 19)
+    config = load_course_config(args.root, args.config)
+    check_policy_approved(config, args.root)
+    config.CourseDirectory.submitted_directory = args.submitted
+    if args.timeout is not None:
+        config.Execute.timeout = args.timeout
+        config.SandboxedGrade.cell_timeout = float(args.timeout)
+    config.SandboxedGrade.secret_root = os.path.abspath(args.root)
+    if args.submission_timeout is not None:
+        config.SandboxedGrade.submission_timeout = args.submission_timeout
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    from . import sandboxed
+
+    if args.unsafe_no_sandbox:
+        sandboxed.allow_grading_without_sandbox()     # the command line's flag, never the config
+
+    if args.lock:
+        sandboxed.GRADEBOOK_LOCK = FileLock(args.lock)
+    lock = sandboxed.GRADEBOOK_LOCK
+    lighter_nbgrader()
+    _settle_memory()
+
+    status = 0
+
+    def given():
+        yield from args.job
+        while args.jobs_from_stdin:
+            line = sys.stdin.readline()
+            if not line.strip():
+                return                  # the parent went away (or said so)
+            yield line.strip()
+
+    first = True
+    for job in given():
+        student, _, assignment = job.partition("/")
+        if args.handshake and not args.jobs_from_stdin and not sys.stdin.readline():
+            break                       # the parent went away
+        _emit({"event": "start", "student": student, "assignment": assignment})
+        del sandboxed.LIMITS_HIT[:]
+        del sandboxed.REVIEW_FLAGS[:]
+        timeout = args.submission_timeout or sandboxed.SandboxedGrade(config=config).submission_timeout
+        sandboxed.JOB_DEADLINE = time.monotonic() + timeout     # for all its notebooks together
+        lock.acquire()
+        try:
+            api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+            result = api.autograde(assignment, student, force=True, create=True)
+        except Exception as exc:  # noqa: BLE001 - reported to the parent, which goes on
+            result = {"success": False, "error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            lock.release()
+        ok = bool(result.get("success"))
+        status = status or (0 if ok else 1)
+        _emit({"event": "done", "student": student, "assignment": assignment, "success": ok,
+               "limit": "; ".join(sandboxed.LIMITS_HIT),
+               "review": sandboxed.REVIEW_FLAGS[:50],
+               "error": (result.get("error") or "")[-LOG_LIMIT:],
+               "log": (result.get("log") or "")[-LOG_LIMIT:]})
+        if first:
+            _settle_memory()            # and what the first submission imported and memoised
+            first = False
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
