@@ -18,7 +18,8 @@ It is mechanical, so it can be re-run on a newer ``main``:
      is mapped by its longest module prefix;
    * the notebooks' ``from course.grading.cases import ...`` (and ``errorbounds``,
      ``evaluation``, ``instrument``) become ``from course.grading import ...``;
-   * ``course/sandbox/session.py``'s ``import_module("..grading.instrument", ...)``.
+   * ``course/sandbox/session.py``'s ``import_module("..grading.instrument", ...)``;
+   * the five paths a moved module computes from its own ``__file__`` (:data:`DEPTH_FIXUPS`).
 
 Nothing else changes: what the modules say and do is untouched.
 """
@@ -60,6 +61,21 @@ NEW_PACKAGES = {
                    '(Validate) and in the grader.\n\nSee :mod:`course.grading` for the parts of '
                    'the grading package.\n"""\n',
 }
+#: paths computed from a moved module's own file: one level deeper now (new path, old, new)
+DEPTH_FIXUPS = [
+    ("course/grading/checks/compare.py",
+     "Path(__file__).resolve().parents[1])", "Path(__file__).resolve().parents[2])"),
+    ("course/grading/checks/failures.py",
+     "os.path.dirname(os.path.dirname(os.path.abspath(__file__)))",
+     "os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))"),
+    ("course/grading/checks/instrument.py",
+     "os.path.dirname(os.path.dirname(os.path.abspath(__file__)))",
+     "os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))"),
+    ("course/grading/term/results/similarity.py",
+     "Path(__file__).resolve().parents[3]", "Path(__file__).resolve().parents[4]"),
+    ("course/grading/term/example_class.py",
+     "Path(__file__).resolve().parents[2]", "Path(__file__).resolve().parents[3]"),
+]
 #: the notebooks import these from course.grading itself
 NOTEBOOK_MODULES = ("cases", "errorbounds", "evaluation", "instrument")
 
@@ -245,6 +261,13 @@ def main() -> int:
         subprocess.run(["git", "mv", old_path, new_path], check=True)
     for p, text in texts.items():
         (root / p).write_text(text, encoding="utf-8")
+    for p, old, new in DEPTH_FIXUPS:
+        text = (root / p).read_text(encoding="utf-8")
+        if text.count(old) != 1:
+            print(f"relayout_grading: {p} no longer holds {old!r} once: fix it by hand",
+                  file=sys.stderr)
+            return 1
+        (root / p).write_text(text.replace(old, new), encoding="utf-8")
     for package, doc in NEW_PACKAGES.items():
         init = root / path_of(package, True)
         if not init.exists():

@@ -245,7 +245,7 @@ def _time_limit(seconds: float | None):
         signal.signal(signal.SIGALRM, previous)
 
 
-_COURSE_PACKAGE = str(Path(__file__).resolve().parents[1]).replace("\\", "/") + "/"
+_COURSE_PACKAGE = str(Path(__file__).resolve().parents[2]).replace("\\", "/") + "/"
 
 
 def _in_course(filename: str) -> bool:

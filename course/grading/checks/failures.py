@@ -187,7 +187,7 @@ class TimeLimitExceeded(BaseException):
     """
 
 
-_COURSE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_COURSE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 
 
 def _calling_line(tb) -> str:

@@ -62,7 +62,7 @@ EXPAND = "expand"
 LEAF = "leaf"
 """Event kind: a leaf (terminal or depth-limit state) was evaluated."""
 
-_SEARCH_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "search") + os.sep
+_SEARCH_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "search") + os.sep
 _METHODS = ("initial_state", "turn", "moves", "chance_outcomes", "result", "is_terminal",
             "utility", "evaluate", "describe_move", "__setattr__", "__delattr__", "__repr__")
 _STACK_LIMIT = 400

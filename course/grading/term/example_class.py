@@ -31,7 +31,7 @@ _ASSIGNMENT, _NOTEBOOK, _DUE = "a1_minimax", "minimax.ipynb", "2026-12-01 17:00 
 
 
 def _package_root() -> Path:
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[3]
 
 
 def _notebook(solution: dict, release: dict, solved_parts: int | None) -> dict:

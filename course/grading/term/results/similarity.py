@@ -313,7 +313,7 @@ def _solution_regions(code: str) -> str:
 
 
 def _default_root() -> Path:
-    return Path(__file__).resolve().parents[3]
+    return Path(__file__).resolve().parents[4]
 
 
 def reference_code(root: str | os.PathLike | None = None) -> dict[str, str]:
