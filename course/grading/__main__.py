@@ -29,9 +29,9 @@ command                                            what it does
 
 Every command takes ``--root DIR``, the course directory (default: the current
 one).  The commands that change grades or their inputs hold the course lock while they run, and
-those that read grades a shared one (:mod:`.run_lock`): a command that finds the course busy
+those that read grades a shared one (:mod:`.term.run_lock`): a command that finds the course busy
 stops at once, naming the other.  Whatever a command prints passes through
-:mod:`.safe_text`: no character a student wrote reaches the terminal as a command.
+:mod:`.term.safe_text`: no character a student wrote reaches the terminal as a command.
 Problems an instructor must fix end with exit status 2 and one line on
 standard error; ``collect-zip`` ends with status 1 when it refused entries,
 found ambiguous ones or roster students with nothing; a submission that cannot be graded never stops the others
@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _command_lock(args: argparse.Namespace, argv: Sequence[str] | None):
-    """The course lock the command takes (:mod:`.run_lock`), or a context that takes none."""
+    """The course lock the command takes (:mod:`.term.run_lock`), or a context that takes none."""
     import contextlib
 
     from .term.run_lock import LOCKS, course_lock
@@ -189,7 +189,7 @@ def _command_lock(args: argparse.Namespace, argv: Sequence[str] | None):
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return the exit status.
 
-    What it prints goes through :class:`~.safe_text.ConsoleStream`: no character of a
+    What it prints goes through :class:`~.term.safe_text.ConsoleStream`: no character of a
     submission (a name, a line a cell printed) reaches the terminal as a command.
     """
     from .term.safe_text import ConsoleStream

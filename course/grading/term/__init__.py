@@ -5,10 +5,10 @@ A submission's grade is computed from
 * its **code-run inputs** -- the submitted files, the assignment's tests (visible and hidden,
   as released from ``solutions/``) and points, the grading secret, the course's code, the
   approved ``nbgrader_config.py`` and the run's limits (:mod:`.inputs`): ``autograde`` runs the
-  code once per set of inputs and keeps the result by them (:mod:`.results`, :mod:`.run`);
+  code once per set of inputs and keeps the result by them (:mod:`.store`, :mod:`.run`);
 * the **term's rules** -- which version counts (:mod:`.versions`, :mod:`.policies`), the due
   date and the student's extension (:mod:`.dates`, :mod:`.extensions`), the late rule and its
-  base (:mod:`.policies`), and the hand grades (:mod:`.results`): applied whenever grades,
+  base (:mod:`.policies`), and the hand grades (:mod:`.store`): applied whenever grades,
   feedback or the console need a total (:mod:`.settle`), never frozen at grading time.
 
 So anything that changes an input makes exactly the grades that depend on it out of date:
@@ -18,7 +18,7 @@ order of the term's commands.
 
 Modules: :mod:`.dates` (due dates), :mod:`.extensions`, :mod:`.policies` (late penalty,
 resubmission policy, the definition of a total), :mod:`.versions` (every version kept),
-:mod:`.inputs` (the grading key), :mod:`.results` (results and hand grades kept),
+:mod:`.inputs` (the grading key), :mod:`.store` (results and hand grades kept),
 :mod:`.settle` (totals brought up to date), :mod:`.run` (``autograde``'s side),
 :mod:`.students` (released assignments, a student who leaves).
 

@@ -67,7 +67,7 @@ def _text(source: Any) -> str:
 
 
 def _cells(notebook: dict, trusted: dict[str, dict]) -> list[dict]:
-    """The code cells as the grader sees them (:class:`~.autograde.sandboxed.SandboxedGrade`):
+    """The code cells as the grader sees them (:class:`~course.grading.job.sandboxed.SandboxedGrade`):
     tests and read-only cells with the instructor's source, the rest as handed in."""
     cells = []
     for cell in notebook.get("cells", []):

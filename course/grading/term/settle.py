@@ -3,10 +3,10 @@
 A submission's grade is a function of the rules alone (docs/instructor/term.md):
 
 * its **code-run inputs** (:mod:`.inputs`) decide its autograded result -- kept by its grading
-  key (:class:`~.results.ResultStore`) once ``autograde`` has graded it;
+  key (:class:`~.store.ResultStore`) once ``autograde`` has graded it;
 * the **term's rules** decide the rest, computed here each time, never stored at grading time:
   which version counts (:func:`~.policies.choose_version`), the hand grades of its answers
-  (:class:`~.results.HandGrades`), the student's own due date (:mod:`.extensions`) and the late
+  (:class:`~.store.HandGrades`), the student's own due date (:mod:`.extensions`) and the late
   penalty on the chosen base (:func:`~.policies.submission_grade`).
 
 :meth:`TermBook.settle` does this for each submission: it reads the hand grades given since

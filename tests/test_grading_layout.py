@@ -1,0 +1,58 @@
+"""The grading package's three parts (issue 32): what runs where is what imports what.
+
+``course/grading/checks/`` runs in the student's kernel (Validate) and in the grader; it must not
+reach the grading job (``job/``) or the instructor's bookkeeping (``term/``).  The exercise
+notebooks released before the layout import ``course.grading.cases`` and friends; those keep
+working.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from test_theory_layout import COURSE, course_imports
+
+GRADING = COURSE / "grading"
+
+
+def test_the_checks_import_neither_the_job_nor_the_term():
+    modules = sorted(GRADING.joinpath("checks").glob("*.py"))
+    assert len(modules) >= 10
+    wrong = {str(p.relative_to(GRADING)): sorted(n for n in course_imports(p)
+                                                 if n.startswith(("course.grading.job",
+                                                                  "course.grading.term")))
+             for p in modules}
+    assert not any(wrong.values()), wrong
+
+
+def test_the_three_parts_and_nothing_else():
+    parts = sorted(p.name for p in GRADING.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert parts == ["checks", "job", "term"]
+    assert sorted(p.name for p in GRADING.glob("*.py")) == ["__init__.py", "__main__.py"]
+
+
+def test_a_students_kernel_loads_only_the_checks():
+    code = ("import sys, course.grading\n"
+            "print(sorted({v.__name__ for k, v in sys.modules.items()"
+            " if k.startswith('course.grading.')}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = eval(out.stdout)                      # a list of str printed by our own code
+    assert loaded and all(m.startswith("course.grading.checks") for m in loaded), loaded
+
+
+def test_notebooks_released_before_the_layout_still_import():
+    from course.grading.cases import fixed_cases, moves_by_bounds_differ, with_depth_limit
+    from course.grading.errorbounds import chen_comparison, check_decision_bound
+    from course.grading.evaluation import choice_losses
+    import course.grading.checks.cases as cases
+    import course.grading.checks.errorbounds as errorbounds
+    import course.grading.checks.evaluation as evaluation
+
+    assert (fixed_cases, moves_by_bounds_differ, with_depth_limit) == \
+        (cases.fixed_cases, cases.moves_by_bounds_differ, cases.with_depth_limit)
+    assert (chen_comparison, check_decision_bound) == \
+        (errorbounds.chen_comparison, errorbounds.check_decision_bound)
+    assert choice_losses is evaluation.choice_losses
+    import course.grading
+    assert course.grading.cases is cases
