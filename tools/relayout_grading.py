@@ -21,7 +21,8 @@ It is mechanical, so it can be re-run on a newer ``main``:
    * ``course/sandbox/session.py``'s ``import_module("..grading.instrument", ...)``;
    * the five paths a moved module computes from its own ``__file__`` (:data:`DEPTH_FIXUPS`).
 
-Nothing else changes: what the modules say and do is untouched.
+Nothing else changes: what the modules say and do is untouched.  Then regenerate ``exercises/``
+(``python -m course.grading release``: the locked cells' checksums) and commit.
 """
 
 from __future__ import annotations
