@@ -21,6 +21,11 @@ It is mechanical, so it can be re-run on a newer ``main``:
    * ``course/sandbox/session.py``'s ``import_module("..grading.instrument", ...)``;
    * the five paths a moved module computes from its own ``__file__`` (:data:`DEPTH_FIXUPS`).
 
+After a merge that brings in code written against the old layout (a branch that added
+``from ..course_dir import ...`` to ``autograde/queue.py``, or a new test importing
+``course.grading.autograde``), ``python tools/relayout_grading.py --fixup`` rewrites only the
+references that name an old module, in place (no ``git mv``, nothing staged).
+
 Nothing else changes: what the modules say and do is untouched.  Then regenerate ``exercises/``
 (``python -m course.grading release``: the locked cells' checksums) and commit.
 """
@@ -77,6 +82,9 @@ DEPTH_FIXUPS = [
     ("course/grading/term/example_class.py",
      "Path(__file__).resolve().parents[2]", "Path(__file__).resolve().parents[3]"),
 ]
+#: files that name the old paths on purpose (the aliases kept for released notebooks)
+KEEP_OLD_PATHS = {"tools/relayout_grading.py", "course/grading/__init__.py",
+                  "tests/test_grading_layout.py"}
 #: the notebooks import these from course.grading itself
 NOTEBOOK_MODULES = ("cases", "errorbounds", "evaluation", "instrument")
 
@@ -99,19 +107,53 @@ def path_of(module: str, package: bool) -> str:
     return module.replace(".", "/") + ("/__init__.py" if package else ".py")
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
     root = Path.cwd()
-    if not (root / "course/grading/autograde/__init__.py").exists():
+    fixup = argv == ["--fixup"]
+    if fixup and not (root / "course/grading/checks/__init__.py").exists():
+        print("relayout_grading --fixup: run from the repository root, on the new layout",
+              file=sys.stderr)
+        return 2
+    if not fixup and not (root / "course/grading/autograde/__init__.py").exists():
         print("relayout_grading: run from the repository root, on the old layout", file=sys.stderr)
         return 2
-    if subprocess.run(["git", "status", "--porcelain"], capture_output=True, text=True,
+    if not fixup and subprocess.run(["git", "status", "--porcelain"], capture_output=True, text=True,
                       check=True).stdout.strip():
         print("relayout_grading: the work tree has changes; commit or stash them", file=sys.stderr)
         return 2
     tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True,
                              check=True).stdout.split("\n")
     tracked = [p for p in tracked if p]
-    modules = {module_of(p): p for p in tracked if p.startswith("course/") and p.endswith(".py")}
+    modules = {module_of(p): p for p in tracked if p.startswith("course/") and p.endswith(".py")
+               and (root / p).exists()}
+    current: dict[str, str] = {}
+    if fixup:
+        # the tree has the new layout: the old modules are the new ones mapped back
+        current = modules
+        back = {v: k for k, v in PREFIXES.items()}
+
+        def old_module(new: str) -> str:
+            best = max((k for k in back if new == k or new.startswith(k + ".")), key=len,
+                       default=None)
+            return new if best is None else back[best] + new[len(best):]
+
+        modules = {old_module(m): p for m, p in current.items()}
+
+    def defined(module: str) -> set[str]:
+        """The names a module of the current tree defines at its top, and its submodules."""
+        path = current.get(module, "")
+        if not path:
+            return set()
+        names = {m.rpartition(".")[2] for m in current if m.rpartition(".")[0] == module}
+        for node in ast.parse((root / path).read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        return names
 
     def bound_in_init(package: str) -> set[str]:
         """The names a package's ``__init__`` binds itself (they hide its submodules)."""
@@ -134,16 +176,19 @@ def main() -> int:
         return old if best is None else PREFIXES[best] + old[len(best):]
 
     def map_dotted(name: str) -> str:
-        """Map ``course.grading.X.attr`` by its longest prefix that is an old module."""
+        """Map ``course.grading.X.attr`` by its longest prefix that is an old module (with
+        ``--fixup``: unless a module of the current tree is as long a prefix)."""
         parts = name.split(".")
         for n in range(len(parts), 1, -1):
             head = ".".join(parts[:n])
+            if head in current:
+                return name
             if head in modules:
                 return ".".join([new_module(head)] + parts[n:])
         return name
 
     moves: dict[str, str] = {}
-    for old_path in tracked:
+    for old_path in ([] if fixup else tracked):
         if not (old_path.startswith("course/grading/") and old_path.endswith(".py")):
             continue
         old = module_of(old_path)
@@ -168,9 +213,15 @@ def main() -> int:
         idents = [(m.group(1), m.group(2)) for m in
                   re.finditer(r"\b([A-Za-z_]\w*)(?:\s+as\s+([A-Za-z_]\w*))?", names)]
         new_base = map_dotted(base)
+        if fixup and base in current and base in modules and new_module(base) != base:
+            # a name both layouts have (term.results): the one that defines what is imported
+            wanted = {n for n, _ in idents}
+            if not wanted <= defined(base) and wanted <= defined(new_module(base)):
+                new_base = new_module(base)
         # names that are modules moved elsewhere than under the mapped base
         hidden = bound_in_init(base)
         submodules = [(n, a) for n, a in idents if f"{base}.{n}" in modules and n not in hidden
+                      and f"{base}.{n}" not in current
                       and new_module(f"{base}.{n}") != f"{new_base}.{n}"]
         if submodules:
             targets = [new_module(f"{base}.{n}") for n, _ in submodules]
@@ -198,6 +249,8 @@ def main() -> int:
 
     def map_path(text: str) -> str:
         trail = "/" if text.endswith("/") else ""
+        if fixup and (root / text).exists():
+            return text
         body = text.rstrip("/")
         is_file = body.endswith(".py")
         module = body[:-3].replace("/", ".") if is_file else body.replace("/", ".")
@@ -214,6 +267,8 @@ def main() -> int:
         py_in_course = file_path.startswith("course/") and file_path.endswith(".py")
         pkg_old = package_of(file_path) if py_in_course else None
         pkg_new = package_of(new_path_of_file(file_path)) if py_in_course else None
+        if fixup and py_in_course and not (root / file_path).exists():
+            return text
 
         def sub(m: re.Match) -> str:
             if m.group("rel") is not None:
@@ -238,6 +293,22 @@ def main() -> int:
         if file_path == "course/sandbox/session.py":
             text = text.replace('"..grading.instrument"', '"..grading.checks.instrument"')
         return pattern.sub(sub, text)
+
+    if fixup:
+        changed = []
+        for p in tracked:
+            if p in KEEP_OLD_PATHS or not (root / p).is_file():
+                continue
+            try:
+                text = (root / p).read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue
+            new = rewrite(text, p)
+            if new != text:
+                (root / p).write_text(new, encoding="utf-8")
+                changed.append(p)
+        print("relayout_grading --fixup: rewrote", len(changed), "files:", *changed)
+        return 0
 
     texts: dict[str, str] = {}
     for p in tracked:
@@ -289,4 +360,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
