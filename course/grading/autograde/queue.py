@@ -190,11 +190,31 @@ class _Worker:
 WORKER_STARTUP = 180
 
 
+class _SharedJobs:
+    """The jobs not yet started, shared by every worker's thread: each takes the next one when
+    it is free, so a worker given the cheaper assignments does not wait for the other's."""
+
+    def __init__(self, jobs: list[tuple[str, str]]) -> None:
+        import threading
+
+        self._jobs = list(jobs)
+        self._lock = threading.Lock()
+
+    def take(self) -> tuple[str, str] | None:
+        with self._lock:
+            return self._jobs.pop(0) if self._jobs else None
+
+    def __bool__(self) -> bool:
+        with self._lock:
+            return bool(self._jobs)
+
+
 def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
-               pending: list[tuple[str, str]], cell_timeout: int, submission_timeout: float,
+               pending: _SharedJobs, cell_timeout: int, submission_timeout: float,
                done: Any, *, lock: Path, sandbox: bool, watch: Any, stop: Any, begin: Any,
                workers: list) -> None:
-    """Grade ``pending`` jobs one after the other, restarting the worker after one that hangs.
+    """Grade jobs taken from ``pending`` one after the other in one worker, starting a new worker
+    after one that hangs or dies.
 
     Whatever goes wrong with one job (in the worker, or here while recording it) ends as that
     job's record with the reason; the next job goes on.
@@ -203,13 +223,13 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
 
     previous = read_report(layout)
     limit = submission_timeout + WORKER_MARGIN
-    while pending and not stop.is_set():
-        worker = _Worker(layout, staging, pending, cell_timeout, lock=lock, sandbox=sandbox,
-                         submission_timeout=submission_timeout)
+    job = pending.take()
+    while job is not None and not stop.is_set():
+        worker = _Worker(layout, staging, [], cell_timeout, lock=lock, sandbox=sandbox,
+                         submission_timeout=submission_timeout, stdin_jobs=True)
         workers.append(worker)
         try:
-            while pending and not stop.is_set():
-                job = pending[0]
+            while job is not None and not stop.is_set():
                 record = records[job]
                 start = time.perf_counter()
                 try:
@@ -217,7 +237,7 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                         record.submission_sha
                     kept = _hand_grades(layout, job, lock) if unchanged else {}
                     begin(record)             # the report says "grading" until it is done
-                    worker.go()
+                    worker.send(*job)
                     try:
                         message = worker.next(WORKER_STARTUP)
                         while message is not None and message.get("event") != "done":
@@ -239,7 +259,6 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                     record.reason = "; ".join(r for r in (record.reason, f"could not be graded: "
                                                           f"{type(exc).__name__}: {exc}") if r)
                     record.seconds = round(time.perf_counter() - start, 2)
-                pending.pop(0)
                 try:
                     watch.check(f"{job[0]}/{job[1]}")
                 except IntegrityError as exc:
@@ -252,7 +271,8 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                     done(record)
                 except Exception:  # noqa: BLE001 - run_jobs records it again if it was lost
                     pass
-                if pending and worker.proc.poll() is not None:
+                job = pending.take() if not stop.is_set() else None
+                if job is not None and worker.proc.poll() is not None:
                     break                 # start a new worker for the rest
         finally:
             worker.stop()
@@ -322,9 +342,7 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
     lighter_nbgrader()       # this process reads the gradebook after every job too (fill_scores)
     watch = IntegrityWatch(layout.root)
     lock = staging / ".gradebook.lock"
-    queues: list[list[tuple[str, str]]] = [[] for _ in range(max(1, jobs))]
-    for i, job in enumerate(records):
-        queues[i % len(queues)].append(job)
+    pending = _SharedJobs(list(records))
     stop = threading.Event()
     stop.error = None
     report_lock = threading.Lock()
@@ -347,18 +365,18 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
             finished.add((record.student, record.assignment))
             done(record)
 
-    def run_queue(queue: list[tuple[str, str]]) -> None:
+    def run_queue() -> None:
         """One queue's thread: whatever kills it (a worker that cannot start, a full disk) is
         noted, and the jobs it did not finish are recorded as failed by run_jobs."""
         try:
-            _run_queue(layout, staging, records, queue, cell_timeout, submission_timeout,
+            _run_queue(layout, staging, records, pending, cell_timeout, submission_timeout,
                        locked_done, lock=lock, sandbox=sandbox, watch=watch, stop=stop,
                        begin=locked_begin, workers=workers)
         except Exception as exc:  # noqa: BLE001 - said in the records of its jobs
             failures.append(f"{type(exc).__name__}: {exc}")
 
-    threads = [threading.Thread(target=run_queue, args=(queue,), daemon=True)
-               for queue in queues if queue]
+    threads = [threading.Thread(target=run_queue, daemon=True)
+               for _ in range(min(max(1, jobs), len(records)))]
     for thread in threads:
         thread.start()
     try:
