@@ -22,7 +22,7 @@ from typing import Any
 
 from ...sandbox.bwrap import descendants as _descendants
 from ..course_dir import CourseLayout, gradebook, nbgrader_error
-from ..results.report import GradeRecord, fill_scores, read_report
+from ..results.report import GradeRecord, apply_scores, fill_scores, read_report
 
 __all__ = ["run_jobs", "WORKER_STARTUP", "WORKER_MARGIN", "Interrupted"]
 
@@ -299,7 +299,10 @@ def record_outcome(layout: CourseLayout, record: GradeRecord, message: dict, kep
         # student's code printed: issue 29)
         record.review += [str(flag)[:500] for flag in message.get("review") or []
                           if isinstance(flag, str)][:50]
-    fill_scores(layout, record, lock)
+    # the worker read the scores while it held the gradebook lock; read them here only if it
+    # could not, or if the gradebook changed since (hand grades kept, a notebook unreadable)
+    if kept or record.status == "needs attention" or not apply_scores(record, message.get("scores")):
+        fill_scores(layout, record, lock)
     if record.status == "needs attention":
         _needs_attention(layout, job, lock)
 
