@@ -223,6 +223,12 @@ class TermRun:
                 try:
                     self.book.results.capture(gb, record.student, record.assignment, inputs.key,
                                               inputs.components, self.limits, asdict(record))
+                    version = self.plan.get(pair)
+                    if version is not None:
+                        # the gradebook and autograded/ show what was just kept: settling
+                        # restores it only if another version or result is to count
+                        self.book.state.set(*pair, {"key": inputs.key, "version": version.name,
+                                                    "totals": None})
                 except Exception as exc:  # noqa: BLE001 - not kept: graded again next time
                     if self.log is not None:
                         self.log(f"WARNING: the result of {record.student}/{record.assignment} could not "
