@@ -84,6 +84,9 @@ class TermBook:
         self.results = ResultStore(layout)
         self.hand = HandGrades(layout)
         self.state = TermState(layout)
+        self.fresh: dict[tuple[str, str], tuple[str, str]] = {}
+        """``{(student, assignment): (key, version)}`` of results graded by this run and kept, which
+        the gradebook and ``autograded/`` show already (:meth:`settle` need not restore them)."""
         self.report = read_report(layout)
         self.report_changed: set[str] = set()
         """Keys of the report's entries changed here (written by :meth:`save`, only those)."""
@@ -325,6 +328,8 @@ class TermBook:
         if restore:
             materialise(self.layout.submitted, chosen)
             shown = self.state.get(student, assignment)
+            if self.fresh.get((student, assignment)) == (result.key, chosen.name):
+                shown = {"key": result.key, "version": chosen.name}     # just graded: shown
             if (shown.get("key") != result.key or shown.get("version") != chosen.name
                     or entry.get("grading_key") != result.key
                     or not (self.layout.autograded / student / assignment).is_dir()):
