@@ -177,6 +177,25 @@ class _Worker:
         except queue.Empty:
             raise TimeoutError from None
 
+    def grade(self, student: str, assignment: str, limit: float) -> dict:
+        """Give a ``stdin_jobs`` worker a job and wait for its ``done`` line: that message, or
+        a failure saying why there is none (the worker took longer than ``limit`` seconds and
+        was stopped, or it ended)."""
+        self.send(student, assignment)
+        try:
+            message = self.next(WORKER_STARTUP)
+            while message is not None and message.get("event") != "done":
+                message = self.next(limit)
+        except TimeoutError:
+            self.stop()
+            return {"success": False,
+                    "error": f"autograding took longer than {limit:.0f} seconds and was stopped"}
+        if message is None:
+            tail = "".join(self.stderr).strip().splitlines()
+            return {"success": False, "error": "the grading process ended unexpectedly"
+                    + (f" ({tail[-1]})" if tail else "")}
+        return message
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             _kill_tree(self.proc)
@@ -237,21 +256,9 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                         record.submission_sha
                     kept = _hand_grades(layout, job, lock) if unchanged else {}
                     begin(record)             # the report says "grading" until it is done
-                    worker.send(*job)
-                    try:
-                        message = worker.next(WORKER_STARTUP)
-                        while message is not None and message.get("event") != "done":
-                            message = worker.next(limit)
-                    except TimeoutError:
-                        message = {"success": False, "error":
-                                   f"autograding took longer than {limit:.0f} seconds and was stopped"}
-                        worker.stop()
+                    message = worker.grade(*job, limit)
                     if stop.is_set():
                         return                # interrupted: the job stays "grading" (not graded)
-                    if message is None:
-                        tail = "".join(worker.stderr).strip().splitlines()
-                        message = {"success": False, "error": "the grading process ended unexpectedly"
-                                   + (f" ({tail[-1]})" if tail else "")}
                     record.seconds = round(time.perf_counter() - start, 2)
                     record_outcome(layout, record, message, kept, lock)
                 except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
@@ -323,6 +330,31 @@ def _needs_attention(layout: CourseLayout, job: tuple[str, str], lock: Path, *,
         gb.db.commit()
 
 
+def interrupted(layout: CourseLayout, in_flight: set[tuple[str, str]], lock: Path) -> None:
+    """After Ctrl-C or SIGTERM: the jobs in flight are shown as needing attention (the gradebook
+    may hold an earlier run's scores), and :class:`Interrupted` is raised."""
+    for job in sorted(in_flight):
+        try:
+            _needs_attention(layout, job, lock, autograded_only=True)
+        except Exception:  # noqa: BLE001 - the report already says "grading"
+            pass
+    raise Interrupted("grading was interrupted") from None
+
+
+def not_graded(records: dict[tuple[str, str], GradeRecord], finished: set[tuple[str, str]],
+               why: str, done: Any) -> None:
+    """Every job of ``records`` not in ``finished`` ends as a failed record saying ``why``."""
+    for job, record in records.items():
+        if job in finished:
+            continue
+        record.status = "failed"
+        record.reason = "; ".join(r for r in (record.reason, f"not graded: {why}") if r)
+        try:
+            done(record)
+        except Exception:  # noqa: BLE001 - done keeps the record before it writes it
+            pass
+
+
 def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
               cell_timeout: int, submission_timeout: float, done: Any, *, jobs: int = 1,
               sandbox: bool = True, begin: Any = None) -> None:
@@ -392,24 +424,11 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
             worker.stop()
         for thread in threads:
             thread.join(15)
-        for job in sorted(in_flight):     # the gradebook may hold an earlier run's scores
-            try:
-                _needs_attention(layout, job, lock, autograded_only=True)
-            except Exception:  # noqa: BLE001 - the report already says "grading"
-                pass
-        raise Interrupted("grading was interrupted") from None
+        interrupted(layout, in_flight, lock)
     # every staged job ends as a record: those a queue did not finish (its thread died, grading
     # stopped at the tripwire) are recorded as failed, with why
     why = "; ".join(failures) or (f"grading stopped: {stop.error}" if stop.error is not None
                                   else "its grading queue stopped")
-    for job, record in records.items():
-        if job in finished:
-            continue
-        record.status = "failed"
-        record.reason = "; ".join(r for r in (record.reason, f"not graded: {why}") if r)
-        try:
-            locked_done(record)
-        except Exception:  # noqa: BLE001 - done keeps the record before it writes it
-            pass
+    not_graded(records, finished, why, locked_done)
     if stop.error is not None:
         raise stop.error
