@@ -198,3 +198,52 @@ def test_a_batch_in_an_isolated_test_leaves_nothing_behind():
             assert session.call_each("f", [(1,), (2,)]) == ([1, 2], None)
         with session.isolated():
             assert session.call("log", ()) == []
+
+
+# -- the estimate an ordered search sorts by, sent with each state ---------------------------------
+ESTIMATES = '''
+def f(game, state, estimate):
+    """Every child's estimate, a grandchild's, the root's, and a foreign object's (refused)."""
+    kids = [game.result(state, m) for m in game.moves(state)]
+    out = [estimate(k) for k in kids] + [estimate(state)]
+    inner = [k for k in kids if not game.is_terminal(k)]
+    if inner:
+        out.append(estimate(game.result(inner[0], game.moves(inner[0])[0])))
+    try:
+        estimate(42)
+    except Exception as exc:
+        out.append(type(exc).__name__)
+    return out
+'''
+
+
+def _instrumented(case):
+    from course.grading.instrument import instrument
+
+    return instrument(case.game, state=case.state, evaluate=case.evaluate, callers=False)
+
+
+def test_estimates_sent_with_the_states_are_the_grader_s_values():
+    from course.grading import tictactoe_cases, with_evaluation
+    from course.grading.cases import exercise_cases
+
+    cases = with_evaluation(exercise_cases(7, 2, values=(0, 3))) + tictactoe_cases(5, 1, marks=4)
+    with session_with(ESTIMATES) as session:
+        asked = []
+        answer = session._answer
+        session._answer = lambda message: (asked.append(message.get("op")), answer(message))[1]
+        for case in cases:
+            game, recording = _instrumented(case)
+            estimate = recording.estimator()
+            got = session.call("f", (game, game.initial_state(), estimate))
+            # the grader's own values, on its own states (estimates record nothing)
+            root = game.initial_state()
+            kids = [game.result(root, m) for m in game.moves(root)]
+            want = [estimate(k) for k in kids] + [estimate(root)]
+            inner = [k for k in kids if not game.is_terminal(k)]
+            if inner:
+                want.append(estimate(game.result(inner[0], game.moves(inner[0])[0])))
+            assert got == want + ["GameUsageError"], case.name
+        # only the root's estimate (handed out before the function) and the foreign object's
+        # needed the grader: two callbacks per case
+        assert asked.count("callback") == 2 * len(cases)

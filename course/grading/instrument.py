@@ -351,6 +351,10 @@ def instrument(
         node = lookup(state, "estimate")
         return inner.utility(node.state) if node.terminal else inner_evaluate(node.state)
 
+    # records nothing and depends on the state alone: the sandbox may be sent its value with each
+    # state (:mod:`course.sandbox.session`), which spares a round trip per call
+    estimate.sent_with_states = True
+
     class InstrumentedGame(Game):
         """A recording copy of a game (see :mod:`course.grading.instrument`)."""
 
