@@ -202,10 +202,13 @@ def test_a_batch_in_an_isolated_test_leaves_nothing_behind():
 
 # -- the estimate an ordered search sorts by, sent with each state ---------------------------------
 ESTIMATES = '''
-def f(game, state, estimate):
-    """Every child's estimate, a grandchild's, the root's, and a foreign object's (refused)."""
+def f(game, state, estimate, kept):
+    """Every child's estimate, a grandchild's, the root's, and a foreign object's (refused);
+    each child's data from ``kept``, after changing the list it gave the first time."""
     kids = [game.result(state, m) for m in game.moves(state)]
-    out = [estimate(k) for k in kids] + [estimate(state)]
+    for k in kids:
+        kept(k).append("changed")
+    out = [kept(k) for k in kids] + [estimate(k) for k in kids] + [estimate(state)]
     inner = [k for k in kids if not game.is_terminal(k)]
     if inner:
         out.append(estimate(game.result(inner[0], game.moves(inner[0])[0])))
@@ -235,11 +238,12 @@ def test_estimates_sent_with_the_states_are_the_grader_s_values():
         for case in cases:
             game, recording = _instrumented(case)
             estimate = recording.estimator()
-            got = session.call("f", (game, game.initial_state(), estimate))
-            # the grader's own values, on its own states (estimates record nothing)
+            kept = recording.state_function(lambda inner: [repr(inner)[:20], 1], "kept")
+            got = session.call("f", (game, game.initial_state(), estimate, kept))
+            # the grader's own values, on its own states (these functions record nothing)
             root = game.initial_state()
             kids = [game.result(root, m) for m in game.moves(root)]
-            want = [estimate(k) for k in kids] + [estimate(root)]
+            want = [kept(k) for k in kids] + [estimate(k) for k in kids] + [estimate(root)]
             inner = [k for k in kids if not game.is_terminal(k)]
             if inner:
                 want.append(estimate(game.result(inner[0], game.moves(inner[0])[0])))

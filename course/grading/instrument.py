@@ -189,6 +189,9 @@ class Recording:
             return fn(inner(state, name))
 
         wrapped.__name__ = name
+        # ``fn`` is the exercise's data (a table per node): the sandbox may be sent its value with
+        # each state (:mod:`course.sandbox.session`), which spares a round trip per call
+        wrapped.sent_with_states = True
         return wrapped
 
     @property

@@ -40,9 +40,9 @@ Messages from the grader, and the answers::
            for a call, with "item": its index: {"op": "return" or "error", "id", "item", ...}.
            (The grader would have stopped there too, or asks for the rest in a new batch.)
 
-A state's handle may carry, in its "info", ``"estimate": [h, value]``: the value of the grader's
-function ``h`` (a pure function of the state that records nothing) on it; a call of that
-function on that state is answered here.
+A state's handle may carry, in its "info", ``"values": [[h, value], ...]``: the values of the
+grader's functions ``h`` (pure functions of the state that record nothing) on it; a call of
+such a function on that state is answered here.
 
 A reply may carry the children of a state and nodes below them (sent ahead); what the
 student's code uses of those is answered here and reported, in order, before the next
@@ -790,9 +790,9 @@ def _make_function(runner, h):
         if len(args) == 1:
             # the grader sent this function's value with the state (a pure function of it)
             info = _info_of(args[0])
-            ahead = info.get("estimate") if info is not None else None
-            if type(ahead) is list and len(ahead) == 2 and ahead[0] == h:
-                return decode(ahead[1], runner.resolve)
+            for pair in (info.get("values") or ()) if info is not None else ():
+                if type(pair) is list and len(pair) == 2 and pair[0] == h:
+                    return decode(pair[1], runner.resolve)
         return runner.request("callback", h, "__call__", args)
     function._grading_handle_ = h
     return function

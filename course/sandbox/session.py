@@ -190,7 +190,7 @@ class StudentSession:
         self._expanded: set[int] = set()
         self._resulted: set[int] = set()
         self._infos: dict[int, dict] = {}
-        self._with_states: tuple[int, Any] | None = None
+        self._with_states: list[tuple[int, Any]] = []
         self._calls = 0
         self.restarts = 0
         self.last_lines: int | None = None
@@ -401,13 +401,13 @@ class StudentSession:
                     "vmax": encode(obj.vmax, _no_handle)}
         if kind == "fn":
             if getattr(obj, "sent_with_states", False) is True and self._game is not None:
-                self._with_states = (h, obj)
+                self._with_states.append((h, obj))
             return {"$h": h, "kind": "fn"}
         data: dict[str, Any] = {"$h": h, "kind": "obj", "cls": type(obj).__name__}
         info = self._state_info(obj)
         if info is not None:
-            if self._with_states is not None:
-                self._value_with_state(obj, info)
+            if self._with_states:
+                self._values_with_state(obj, info)
             data["info"] = info
             self._infos[key] = info
         if names is not None:   # plain data (a tic-tac-toe board): its fields and properties
@@ -449,16 +449,20 @@ class StudentSession:
                 pass
         return info
 
-    def _value_with_state(self, state: Any, info: dict) -> None:
-        """Send with ``state`` the value of this call's function that is a pure function of the
-        game's states and records nothing (``fn.sent_with_states``: the estimate an ordered
-        search sorts by, :meth:`~course.grading.instrument.Recording.estimator`): the sandbox
-        answers the student's call of it on that state itself, with this value."""
-        h, fn = self._with_states
-        try:
-            info["estimate"] = [h, encode(fn(state), _no_handle)]
-        except Exception:  # noqa: BLE001 - then the sandbox asks, as for any call
-            pass
+    def _values_with_state(self, state: Any, info: dict) -> None:
+        """Send with ``state`` the values of this call's functions that are pure functions of the
+        game's states and record nothing (``fn.sent_with_states``: the estimate an ordered
+        search sorts by, :meth:`~course.grading.instrument.Recording.estimator`; an exercise's
+        data per node, :meth:`~course.grading.instrument.Recording.state_function`): the
+        sandbox answers the student's call of one on that state itself, with this value."""
+        values = []
+        for h, fn in self._with_states:
+            try:
+                values.append([h, encode(fn(state), _no_handle)])
+            except Exception:  # noqa: BLE001 - then the sandbox asks, as for any call
+                pass
+        if values:
+            info["values"] = values
 
     def _resolve(self, data: dict) -> Any:
         if "$o" in data:                   # something the student returned that cannot cross
@@ -554,7 +558,7 @@ class StudentSession:
         self._objects, self._handles = [], {}
         self._game = args[0] if args and isinstance(args[0], Game) else None
         self._expanded, self._resulted, self._infos = set(), set(), {}
-        self._with_states = None
+        self._with_states = []
         self._calls += 1
         call_id = f"{self._calls}-{os.urandom(6).hex()}"
         # "forget": the handles of the previous call mean nothing in this one
@@ -619,7 +623,7 @@ class StudentSession:
             self.restart()
         if self._wants_isolation and not self._isolated:
             self._fork()                   # this test's own copy of the process
-        self._game, self._with_states = None, None
+        self._game, self._with_states = None, []
         self._expanded, self._resulted, self._infos = set(), set(), {}
         tables, items = [], []
         for args in arg_lists:             # each call's handles numbered as in a call of its own
