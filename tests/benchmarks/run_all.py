@@ -14,14 +14,17 @@
    counts for OpenSpiel's searches come from a separate counting run.  Without the
    ``open_spiel`` package only the course's rows are printed.
 3. The epsilon explorer's slider-to-SVG latency (``course.widgets``).
-4. Seconds per autograded submission (``course.grading``): the grading
-   authors' ``bench_autograde.py`` beside this file when it is there, else a
+4. Autograding (``course.grading``): the grading authors' ``bench_autograde.py`` beside this
+   file when it is there -- a class of ``--grading-students`` students (six submissions each)
+   graded with 1, 2, ... workers up to the machine's cores (throughput against workers), then
+   ``bench_cluster.py``, the cluster path's cost per job against the local pool's --, else a
    copy of the course with the released exercises submitted unchanged.
 
 Parts 3 and 4 print "not available" when those parts of the course (or their
 tools) are missing.  Usage::
 
     python tests/benchmarks/run_all.py [--quick] [--repeat N] [--budget NODES] [--skip-grading]
+        [--grading-students N]
 """
 
 from __future__ import annotations
@@ -343,22 +346,53 @@ def bench_explorer(repeat: int) -> str:
 
 
 # -- 4. autograding --------------------------------------------------------------------------------
-def bench_grading_script(quick: bool) -> str | None:
-    """Run the grading benchmark of ``course.grading``'s authors, if it is there."""
+def bench_grading_script(quick: bool, students: int) -> str | None:
+    """Run the grading benchmark of ``course.grading``'s authors, if it is there: the same class
+    graded with 1, 2, ... workers (up to the machine's cores), then the cluster path's cost per
+    job against the local pool's (``bench_cluster.py``, where Dask is installed)."""
     script = Path(__file__).with_name("bench_autograde.py")
     if not script.is_file():
         return None
+    import re
     import subprocess
 
-    command = [sys.executable, str(script), "--students", "1" if quick else "2"]
-    if quick:
-        command += ["--assignment", "a1_minimax"]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return f"not available (bench_autograde.py failed: {last})"
-    return "(tests/benchmarks/bench_autograde.py, solutions submitted)\n  " + \
-        "\n  ".join(done.stdout.strip().splitlines())
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    lines, rows = [], []
+    for workers in sorted({1, *range(2, cores + 1)}) if not quick else [1]:
+        command = [sys.executable, str(script), "--students", "1" if quick else str(students),
+                   "--jobs", str(workers)]
+        if quick:
+            command += ["--assignment", "a1_minimax"]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            return f"not available (bench_autograde.py failed: {last})"
+        out = done.stdout.strip().splitlines()
+        lines += out
+        head = re.search(r"(\d+) submissions, .*load average ([\d.]+) .*: ([\d.]+) s wall", out[0])
+        cpu = re.search(r"([\d.]+) s per submission", out[1]) if len(out) > 1 else None
+        if head and cpu:
+            n, wall = int(head.group(1)), float(head.group(3))
+            rows.append([str(workers), str(n), f"{wall:.1f}", f"{n / wall:.2f}", cpu.group(1),
+                         head.group(2), "yes" if "every score as expected" in done.stdout else "NO"])
+    result = "(tests/benchmarks/bench_autograde.py, a mixed class: model answers, stubs, hostile)\n"
+    if rows:
+        result += table(["workers", "submissions", "wall s", "submissions/s", "CPU s each",
+                         "load before", "scores as expected"], rows) + "\n"
+    result += "\n".join("  " + line for line in lines)
+    cluster = Path(__file__).with_name("bench_cluster.py")
+    if quick or not cluster.is_file():
+        return result
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return result + "\n  cluster path: not available (pip install -e '.[cluster]')"
+    done = subprocess.run([sys.executable, str(cluster), "--students", "40", "--workers",
+                           str(min(2, cores))], capture_output=True, text=True, cwd=ROOT)
+    tail = done.stdout.strip().splitlines() if done.returncode == 0 else \
+        [f"not available (bench_cluster.py failed: {(done.stderr.strip().splitlines() or ['?'])[-1]})"]
+    return result + "\n  cluster path against the local pool (tests/benchmarks/bench_cluster.py):\n" + \
+        "\n".join("  " + line for line in tail)
 
 
 def bench_grading(assignments: int) -> str:
@@ -409,6 +443,9 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=int, default=120_000,
                         help="largest traced run done in full (nodes)")
     parser.add_argument("--skip-grading", action="store_true", help="skip the autograding benchmark")
+    parser.add_argument("--grading-students", type=int, default=84,
+                        help="students of the autograding benchmark's class (6 submissions each; "
+                             "84: the 500 submissions of issue 32)")
     args = parser.parse_args(argv)
     repeat = 1 if args.quick else max(1, args.repeat)
     budget = 30_000 if args.quick else args.budget
@@ -433,7 +470,8 @@ def main(argv=None) -> int:
     if args.skip_grading:
         print("4. Autograding: skipped (--skip-grading)")
     else:
-        print("4. Autograding:", bench_grading_script(args.quick) or bench_grading(1 if args.quick else 2))
+        print("4. Autograding:", bench_grading_script(args.quick, args.grading_students)
+              or bench_grading(1 if args.quick else 2))
     return 0
 
 

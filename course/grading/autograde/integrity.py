@@ -17,11 +17,16 @@ import hashlib
 import os
 import site
 import sys
+import time
 from pathlib import Path
 
 from ...errors import CourseError
 
 __all__ = ["IntegrityWatch", "IntegrityError"]
+
+
+RACY_NS = 2_000_000_000
+"""A file changed this recently (ns) before it was hashed is not trusted by its ``stat`` alone."""
 
 
 class IntegrityError(CourseError):
@@ -59,6 +64,7 @@ class IntegrityWatch:
             self.paths.append(root / name)
         self.paths += [Path(p) for p in extra]
         self.site = _site_dirs()
+        self._hashed: dict[str, tuple[tuple, str]] = {}
         self.before = self.fingerprint()
 
     def _files(self) -> list[Path]:
@@ -76,15 +82,33 @@ class IntegrityWatch:
         return files
 
     def fingerprint(self) -> dict[str, str]:
-        """``{path: sha256 or "missing"}`` of every watched file."""
+        """``{path: sha256 or "missing"}`` of every watched file.
+
+        A file is read and hashed again only if its ``stat`` changed (device, inode, size,
+        modification and change times) since it was last hashed: any write to a file changes
+        its change time (``st_ctime``), which no unprivileged process can set back.  A file
+        changed less than :data:`RACY_NS` before it was hashed is hashed every time.
+        """
         found: dict[str, str] = {}
         for path in self._files():
+            name = str(path)
             try:
-                found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+                st = path.stat()
+                stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                known = self._hashed.get(name)
+                if known is not None and known[0] == stamp:
+                    found[name] = known[1]
+                    continue
+                hashed_at = time.time_ns()
+                found[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+                # "racy" files (changed within the clock's granularity of the hash: a second
+                # write could keep every field of stat) are hashed again next time, as git does
+                if st.st_ctime_ns < hashed_at - RACY_NS and st.st_mtime_ns < hashed_at - RACY_NS:
+                    self._hashed[name] = (stamp, found[name])
             except FileNotFoundError:
-                found[str(path)] = "missing"
+                found[name] = "missing"
             except OSError as exc:
-                found[str(path)] = f"unreadable: {exc}"
+                found[name] = f"unreadable: {exc}"
         return found
 
     def changes(self) -> list[str]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ...sandbox.bwrap import descendants as _descendants
 from ..course_dir import CourseLayout, gradebook, nbgrader_error
-from ..results.report import GradeRecord, fill_scores, read_report
+from ..results.report import GradeRecord, apply_scores, fill_scores, read_report
 
 __all__ = ["run_jobs", "WORKER_STARTUP", "WORKER_MARGIN", "Interrupted"]
 
@@ -177,6 +177,25 @@ class _Worker:
         except queue.Empty:
             raise TimeoutError from None
 
+    def grade(self, student: str, assignment: str, limit: float) -> dict:
+        """Give a ``stdin_jobs`` worker a job and wait for its ``done`` line: that message, or
+        a failure saying why there is none (the worker took longer than ``limit`` seconds and
+        was stopped, or it ended)."""
+        self.send(student, assignment)
+        try:
+            message = self.next(WORKER_STARTUP)
+            while message is not None and message.get("event") != "done":
+                message = self.next(limit)
+        except TimeoutError:
+            self.stop()
+            return {"success": False,
+                    "error": f"autograding took longer than {limit:.0f} seconds and was stopped"}
+        if message is None:
+            tail = "".join(self.stderr).strip().splitlines()
+            return {"success": False, "error": "the grading process ended unexpectedly"
+                    + (f" ({tail[-1]})" if tail else "")}
+        return message
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             _kill_tree(self.proc)
@@ -190,11 +209,31 @@ class _Worker:
 WORKER_STARTUP = 180
 
 
+class _SharedJobs:
+    """The jobs not yet started, shared by every worker's thread: each takes the next one when
+    it is free, so a worker given the cheaper assignments does not wait for the other's."""
+
+    def __init__(self, jobs: list[tuple[str, str]]) -> None:
+        import threading
+
+        self._jobs = list(jobs)
+        self._lock = threading.Lock()
+
+    def take(self) -> tuple[str, str] | None:
+        with self._lock:
+            return self._jobs.pop(0) if self._jobs else None
+
+    def __bool__(self) -> bool:
+        with self._lock:
+            return bool(self._jobs)
+
+
 def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
-               pending: list[tuple[str, str]], cell_timeout: int, submission_timeout: float,
+               pending: _SharedJobs, cell_timeout: int, submission_timeout: float,
                done: Any, *, lock: Path, sandbox: bool, watch: Any, stop: Any, begin: Any,
                workers: list) -> None:
-    """Grade ``pending`` jobs one after the other, restarting the worker after one that hangs.
+    """Grade jobs taken from ``pending`` one after the other in one worker, starting a new worker
+    after one that hangs or dies.
 
     Whatever goes wrong with one job (in the worker, or here while recording it) ends as that
     job's record with the reason; the next job goes on.
@@ -203,13 +242,13 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
 
     previous = read_report(layout)
     limit = submission_timeout + WORKER_MARGIN
-    while pending and not stop.is_set():
-        worker = _Worker(layout, staging, pending, cell_timeout, lock=lock, sandbox=sandbox,
-                         submission_timeout=submission_timeout)
+    job = pending.take()
+    while job is not None and not stop.is_set():
+        worker = _Worker(layout, staging, [], cell_timeout, lock=lock, sandbox=sandbox,
+                         submission_timeout=submission_timeout, stdin_jobs=True)
         workers.append(worker)
         try:
-            while pending and not stop.is_set():
-                job = pending[0]
+            while job is not None and not stop.is_set():
                 record = records[job]
                 start = time.perf_counter()
                 try:
@@ -217,21 +256,9 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                         record.submission_sha
                     kept = _hand_grades(layout, job, lock) if unchanged else {}
                     begin(record)             # the report says "grading" until it is done
-                    worker.go()
-                    try:
-                        message = worker.next(WORKER_STARTUP)
-                        while message is not None and message.get("event") != "done":
-                            message = worker.next(limit)
-                    except TimeoutError:
-                        message = {"success": False, "error":
-                                   f"autograding took longer than {limit:.0f} seconds and was stopped"}
-                        worker.stop()
+                    message = worker.grade(*job, limit)
                     if stop.is_set():
                         return                # interrupted: the job stays "grading" (not graded)
-                    if message is None:
-                        tail = "".join(worker.stderr).strip().splitlines()
-                        message = {"success": False, "error": "the grading process ended unexpectedly"
-                                   + (f" ({tail[-1]})" if tail else "")}
                     record.seconds = round(time.perf_counter() - start, 2)
                     record_outcome(layout, record, message, kept, lock)
                 except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
@@ -239,7 +266,6 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                     record.reason = "; ".join(r for r in (record.reason, f"could not be graded: "
                                                           f"{type(exc).__name__}: {exc}") if r)
                     record.seconds = round(time.perf_counter() - start, 2)
-                pending.pop(0)
                 try:
                     watch.check(f"{job[0]}/{job[1]}")
                 except IntegrityError as exc:
@@ -252,7 +278,8 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                     done(record)
                 except Exception:  # noqa: BLE001 - run_jobs records it again if it was lost
                     pass
-                if pending and worker.proc.poll() is not None:
+                job = pending.take() if not stop.is_set() else None
+                if job is not None and worker.proc.poll() is not None:
                     break                 # start a new worker for the rest
         finally:
             worker.stop()
@@ -279,7 +306,10 @@ def record_outcome(layout: CourseLayout, record: GradeRecord, message: dict, kep
         # student's code printed: issue 29)
         record.review += [str(flag)[:500] for flag in message.get("review") or []
                           if isinstance(flag, str)][:50]
-    fill_scores(layout, record, lock)
+    # the worker read the scores while it held the gradebook lock; read them here only if it
+    # could not, or if the gradebook changed since (hand grades kept, a notebook unreadable)
+    if kept or record.status == "needs attention" or not apply_scores(record, message.get("scores")):
+        fill_scores(layout, record, lock)
     if record.status == "needs attention":
         _needs_attention(layout, job, lock)
 
@@ -298,6 +328,31 @@ def _needs_attention(layout: CourseLayout, job: tuple[str, str], lock: Path, *,
                 if not autograded_only or grade.cell.cell_type == "code":
                     grade.needs_manual_grade = True
         gb.db.commit()
+
+
+def interrupted(layout: CourseLayout, in_flight: set[tuple[str, str]], lock: Path) -> None:
+    """After Ctrl-C or SIGTERM: the jobs in flight are shown as needing attention (the gradebook
+    may hold an earlier run's scores), and :class:`Interrupted` is raised."""
+    for job in sorted(in_flight):
+        try:
+            _needs_attention(layout, job, lock, autograded_only=True)
+        except Exception:  # noqa: BLE001 - the report already says "grading"
+            pass
+    raise Interrupted("grading was interrupted") from None
+
+
+def not_graded(records: dict[tuple[str, str], GradeRecord], finished: set[tuple[str, str]],
+               why: str, done: Any) -> None:
+    """Every job of ``records`` not in ``finished`` ends as a failed record saying ``why``."""
+    for job, record in records.items():
+        if job in finished:
+            continue
+        record.status = "failed"
+        record.reason = "; ".join(r for r in (record.reason, f"not graded: {why}") if r)
+        try:
+            done(record)
+        except Exception:  # noqa: BLE001 - done keeps the record before it writes it
+            pass
 
 
 def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
@@ -322,9 +377,7 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
     lighter_nbgrader()       # this process reads the gradebook after every job too (fill_scores)
     watch = IntegrityWatch(layout.root)
     lock = staging / ".gradebook.lock"
-    queues: list[list[tuple[str, str]]] = [[] for _ in range(max(1, jobs))]
-    for i, job in enumerate(records):
-        queues[i % len(queues)].append(job)
+    pending = _SharedJobs(list(records))
     stop = threading.Event()
     stop.error = None
     report_lock = threading.Lock()
@@ -347,18 +400,18 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
             finished.add((record.student, record.assignment))
             done(record)
 
-    def run_queue(queue: list[tuple[str, str]]) -> None:
+    def run_queue() -> None:
         """One queue's thread: whatever kills it (a worker that cannot start, a full disk) is
         noted, and the jobs it did not finish are recorded as failed by run_jobs."""
         try:
-            _run_queue(layout, staging, records, queue, cell_timeout, submission_timeout,
+            _run_queue(layout, staging, records, pending, cell_timeout, submission_timeout,
                        locked_done, lock=lock, sandbox=sandbox, watch=watch, stop=stop,
                        begin=locked_begin, workers=workers)
         except Exception as exc:  # noqa: BLE001 - said in the records of its jobs
             failures.append(f"{type(exc).__name__}: {exc}")
 
-    threads = [threading.Thread(target=run_queue, args=(queue,), daemon=True)
-               for queue in queues if queue]
+    threads = [threading.Thread(target=run_queue, daemon=True)
+               for _ in range(min(max(1, jobs), len(records)))]
     for thread in threads:
         thread.start()
     try:
@@ -371,24 +424,11 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
             worker.stop()
         for thread in threads:
             thread.join(15)
-        for job in sorted(in_flight):     # the gradebook may hold an earlier run's scores
-            try:
-                _needs_attention(layout, job, lock, autograded_only=True)
-            except Exception:  # noqa: BLE001 - the report already says "grading"
-                pass
-        raise Interrupted("grading was interrupted") from None
+        interrupted(layout, in_flight, lock)
     # every staged job ends as a record: those a queue did not finish (its thread died, grading
     # stopped at the tripwire) are recorded as failed, with why
     why = "; ".join(failures) or (f"grading stopped: {stop.error}" if stop.error is not None
                                   else "its grading queue stopped")
-    for job, record in records.items():
-        if job in finished:
-            continue
-        record.status = "failed"
-        record.reason = "; ".join(r for r in (record.reason, f"not graded: {why}") if r)
-        try:
-            locked_done(record)
-        except Exception:  # noqa: BLE001 - done keeps the record before it writes it
-            pass
+    not_graded(records, finished, why, locked_done)
     if stop.error is not None:
         raise stop.error

@@ -143,6 +143,18 @@ def _settle_memory() -> None:
     gc.freeze()
 
 
+def _scores(api, assignment: str, student: str) -> dict | None:
+    """The submission's scores as the gradebook holds them now (the lock is held): sent with the
+    result, so the grading process need not wait for the lock to read them again."""
+    from ..results.report import submission_scores
+
+    try:
+        with api.gradebook as gb:
+            return submission_scores(gb, assignment, student)
+    except Exception:  # noqa: BLE001 - then the grading process reads them itself
+        return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Autograde the jobs one by one, printing a JSON line per start and per result."""
     parser = argparse.ArgumentParser(prog="python -m course.grading.autograde.worker",
@@ -219,9 +231,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         timeout = args.submission_timeout or sandboxed.SandboxedGrade(config=config).submission_timeout
         sandboxed.JOB_DEADLINE = time.monotonic() + timeout     # for all its notebooks together
         lock.acquire()
+        scores = None
         try:
             api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
             result = api.autograde(assignment, student, force=True, create=True)
+            if result.get("success"):
+                scores = _scores(api, assignment, student)
         except Exception as exc:  # noqa: BLE001 - reported to the parent, which goes on
             result = {"success": False, "error": f"{type(exc).__name__}: {exc}"}
         finally:
@@ -230,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = status or (0 if ok else 1)
         _emit({"event": "done", "student": student, "assignment": assignment, "success": ok,
                "limit": "; ".join(sandboxed.LIMITS_HIT),
-               "review": sandboxed.REVIEW_FLAGS[:50],
+               "review": sandboxed.REVIEW_FLAGS[:50], "scores": scores,
                "error": (result.get("error") or "")[-LOG_LIMIT:],
                "log": (result.get("log") or "")[-LOG_LIMIT:]})
         if first:

@@ -84,7 +84,7 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
         raise WorkflowError("grading on a cluster needs Dask distributed: pip install "
                             "'course[cluster]' (or: pip install distributed)") from None
     from ..autograde.integrity import IntegrityError, IntegrityWatch
-    from ..autograde.queue import Interrupted, _hand_grades, _needs_attention, record_outcome
+    from ..autograde.queue import _hand_grades, interrupted, not_graded, record_outcome
     from ..autograde.worker import lighter_nbgrader
 
     lighter_nbgrader()
@@ -190,20 +190,10 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
             client.cancel(list(futures))
         except Exception:  # noqa: BLE001 - stopping anyway
             pass
-        for job in sorted(in_flight):     # the gradebook may hold an earlier run's scores
-            try:
-                _needs_attention(layout, job, lock, autograded_only=True)
-            except Exception:  # noqa: BLE001 - the report already says "grading"
-                pass
-        raise Interrupted("grading was interrupted") from None
+        interrupted(layout, in_flight, lock)
     finally:
         client.close()
     why = f"grading stopped: {error}" if error is not None else "the cluster did not return it"
-    for job, record in records.items():
-        if job in finished:
-            continue
-        record.status = "failed"
-        record.reason = "; ".join(r for r in (record.reason, f"not graded: {why}") if r)
-        done(record)
+    not_graded(records, finished, why, done)
     if error is not None:
         raise error

@@ -443,7 +443,7 @@ def run_job(bundle: AssignmentBundle, job: GradingJob) -> JobResult:
         If the job is malformed, its configuration is not the approved one or would grade
         outside the sandbox, or this machine runs other course code: nothing ran.
     """
-    from ..autograde.queue import WORKER_MARGIN, WORKER_STARTUP
+    from ..autograde.queue import WORKER_MARGIN
 
     _check(bundle, job)
     start = time.perf_counter()
@@ -455,21 +455,7 @@ def run_job(bundle: AssignmentBundle, job: GradingJob) -> JobResult:
         staged.mkdir(parents=True)
         _write(staged, job.files)
         worker = slot.worker
-        limit = bundle.submission_timeout + WORKER_MARGIN
-        worker.send(job.student, job.assignment)
-        try:
-            message = worker.next(WORKER_STARTUP)
-            while message is not None and message.get("event") != "done":
-                message = worker.next(limit)
-        except TimeoutError:
-            message = {"success": False, "error":
-                       f"autograding took longer than {limit:.0f} seconds and was stopped"}
-            worker.stop()
-        if message is None:
-            tail = "".join(worker.stderr).strip().splitlines()
-            message = {"success": False, "error": "the grading process ended unexpectedly"
-                       + (f" ({tail[-1]})" if tail else "")}
-            worker.stop()
+        message = worker.grade(job.student, job.assignment, bundle.submission_timeout + WORKER_MARGIN)
         submission, files = _read_results(slot.root, bundle, job)
         notebooks = sorted(p[:-len(".ipynb")] for p in job.files
                            if "/" not in p and p.endswith(".ipynb"))

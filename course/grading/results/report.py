@@ -10,11 +10,12 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..course_dir import CourseLayout, gradebook
 
 __all__ = ["GRADED", "GradeRecord", "read_report", "write_report", "update_report", "fill_scores",
-           "hand_points_pending",
+           "submission_scores", "apply_scores", "hand_points_pending",
            "describe_record", "points_text"]
 
 
@@ -121,25 +122,55 @@ def update_report(layout: CourseLayout, entries: dict[str, dict | None]) -> dict
     return report
 
 
-def fill_scores(layout: CourseLayout, record: GradeRecord, lock: Path | None = None) -> None:
+def submission_scores(gb, assignment: str, student: str) -> dict[str, Any]:
+    """What :func:`fill_scores` reads from the gradebook for one submission, as plain data:
+    ``max_score`` always (None if the assignment is unknown), and ``score``, ``late_penalty``,
+    ``needs_manual_grade``, ``hand_points_pending`` if the submission is there.
+
+    A grading worker sends this with its result (read while it holds the gradebook lock), so the
+    grading process need not wait for the lock to read it again.
+    """
     from nbgrader.api import MissingEntry
 
+    try:
+        found: dict[str, Any] = {"max_score": float(gb.find_assignment(assignment).max_score)}
+    except MissingEntry:
+        return {"max_score": None}
+    try:
+        sub = gb.find_submission(assignment, student)
+    except MissingEntry:
+        return found
+    penalty = float(sub.late_submission_penalty or 0.0)
+    found.update(score=max(0.0, float(sub.score) - penalty), late_penalty=penalty,
+                 needs_manual_grade=bool(sub.needs_manual_grade),
+                 hand_points_pending=hand_points_pending(sub))
+    return found
+
+
+def apply_scores(record: GradeRecord, scores: dict[str, Any]) -> bool:
+    """Set ``record``'s scores from :func:`submission_scores`' answer; False if it holds none
+    that fit (then read the gradebook: :func:`fill_scores`)."""
+    keys = ("score", "late_penalty", "needs_manual_grade", "hand_points_pending")
+    if not isinstance(scores, dict) or not isinstance(scores.get("max_score"), (int, float)):
+        return False
+    record.max_score = float(scores["max_score"])
+    if record.status == "failed":
+        return True
+    if not all(k in scores for k in keys):
+        return False                      # no submission in the gradebook
+    record.score, record.late_penalty = float(scores["score"]), float(scores["late_penalty"])
+    record.needs_manual_grade = bool(scores["needs_manual_grade"])
+    record.hand_points_pending = float(scores["hand_points_pending"])
+    return True
+
+
+def fill_scores(layout: CourseLayout, record: GradeRecord, lock: Path | None = None) -> None:
+    """Read ``record``'s scores from the gradebook (under ``lock``, the workers' lock)."""
     from ..course_dir import FileLock
 
-    try:
-        with (FileLock(str(lock)) if lock is not None else contextlib.nullcontext()), \
-                gradebook(layout) as gb:
-            assignment = gb.find_assignment(record.assignment)
-            record.max_score = float(assignment.max_score)
-            if record.status == "failed":
-                return
-            sub = gb.find_submission(record.assignment, record.student)
-            record.late_penalty = float(sub.late_submission_penalty or 0.0)
-            record.score = max(0.0, float(sub.score) - record.late_penalty)
-            record.needs_manual_grade = bool(sub.needs_manual_grade)
-            record.hand_points_pending = hand_points_pending(sub)
-    except MissingEntry:
-        pass
+    with (FileLock(str(lock)) if lock is not None else contextlib.nullcontext()), \
+            gradebook(layout) as gb:
+        apply_scores(record, submission_scores(gb, record.assignment, record.student))
 
 
 def hand_points_pending(sub) -> float:

@@ -216,6 +216,7 @@ class TermRun:
         with gradebook(self.layout) as gb:
             for record in records:
                 pair = (record.student, record.assignment)
+                self.book.fresh.pop(pair, None)     # what the gradebook shows is this run's now
                 inputs = self.inputs.get(pair)
                 if pair in self.kept or inputs is None or record.grading_key != inputs.key \
                         or record.status == "grading":
@@ -223,6 +224,11 @@ class TermRun:
                 try:
                     self.book.results.capture(gb, record.student, record.assignment, inputs.key,
                                               inputs.components, self.limits, asdict(record))
+                    version = self.plan.get(pair)
+                    if version is not None:
+                        # the gradebook and autograded/ show what was just kept: settling
+                        # restores it only if another version or result is to count
+                        self.book.fresh[pair] = (inputs.key, version.name)
                 except Exception as exc:  # noqa: BLE001 - not kept: graded again next time
                     if self.log is not None:
                         self.log(f"WARNING: the result of {record.student}/{record.assignment} could not "
