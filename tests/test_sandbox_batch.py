@@ -251,3 +251,15 @@ def test_estimates_sent_with_the_states_are_the_grader_s_values():
         # only the root's estimate (handed out before the function) and the foreign object's
         # needed the grader: two callbacks per case
         assert asked.count("callback") == 2 * len(cases)
+
+
+def test_a_long_batch_answers_within_the_wait_for_one_call(monkeypatch):
+    # the grader waits for each line as long as for one call's answer; a batch whose calls take
+    # longer than that together sends what it has every BATCH_SECONDS
+    from course.sandbox import session as session_module
+
+    monkeypatch.setattr(session_module, "READ_MARGIN", 0.6)
+    session = StudentSession(sandbox=True, cell_timeout=1.9)     # a line may take 2.5 s
+    session.load(["import time\ndef f(x):\n    time.sleep(0.4)\n    return x\n"])
+    with session:
+        assert session.call_each("f", [(i,) for i in range(9)]) == (list(range(9)), None)

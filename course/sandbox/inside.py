@@ -34,7 +34,8 @@ Messages from the grader, and the answers::
            run it (its own handles, its own captured output, its own line count); their answers
            come back in order, several in one line: {"op": "batched", "id": ..., "results":
            [[value, stdout] or [value, stdout, lines], ...]}, sent before any request and at
-           most BATCH_BYTES (estimated) or BATCH_ITEMS results per line.  Only values that are
+           most BATCH_BYTES (estimated), BATCH_ITEMS results or BATCH_SECONDS of calls per line
+           (the grader's wait for a line is a call's).  Only values that are
            numbers (strictly inside "within" if given) go into a "batched" line; the first
            call that raises or returns anything else ends the batch, and its answer comes as
            for a call, with "item": its index: {"op": "return" or "error", "id", "item", ...}.
@@ -64,6 +65,7 @@ import json
 import os
 import signal
 import sys
+import time
 import types
 from fractions import Fraction
 
@@ -73,6 +75,7 @@ MESSAGE_LIMIT = 8 * 1024 * 1024
 NOTES_PER_LINE = 1_000
 BATCH_BYTES = 256 * 1024
 BATCH_ITEMS = 1_000
+BATCH_SECONDS = 1.0
 
 
 # ---------------------------------------------------------------------------
@@ -417,7 +420,7 @@ class Runner:
                 and all(type(x) in (int, float) for x in within)):
             within = None
         count = bool(message.get("count"))
-        self.batch = {"id": message.get("id"), "results": [], "size": 0}
+        self.batch = {"id": message.get("id"), "results": [], "size": 0, "since": time.monotonic()}
         try:
             for index, item in enumerate(items if isinstance(items, list) else ()):
                 self.proxies.clear()               # each call's own handles, as with "forget"
@@ -462,7 +465,8 @@ class Runner:
                                         else [encoded, stdout, lines])
                 # a JSON string is at most 6 bytes a character (\uXXXX)
                 batch["size"] += 40 + 6 * len(stdout)
-                if batch["size"] >= BATCH_BYTES or len(batch["results"]) >= BATCH_ITEMS:
+                if batch["size"] >= BATCH_BYTES or len(batch["results"]) >= BATCH_ITEMS \
+                        or time.monotonic() - batch["since"] >= BATCH_SECONDS:
                     self.flush_batch()
             self.flush_batch()
         finally:
@@ -473,7 +477,7 @@ class Runner:
         batch = self.batch
         if batch is not None and batch["results"]:
             self.channel.send({"op": "batched", "id": batch["id"], "results": batch["results"]})
-            batch["results"], batch["size"] = [], 0
+            batch["results"], batch["size"], batch["since"] = [], 0, time.monotonic()
 
     def _encode_result(self, value):
         try:
