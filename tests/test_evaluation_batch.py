@@ -16,7 +16,7 @@ import pytest
 
 from course.grading import check_evaluation_ordering, check_evaluation_play
 from course.grading.failures import GradingFailure
-from course.sandbox import StudentSession, sandbox_available
+from course.sandbox import RemoteFunction, StudentSession, sandbox_available
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -57,11 +57,12 @@ def stateful(kind, at):
     return evaluate, seen
 
 
-class Batched:
+class Batched(RemoteFunction):
     """A function run here, with ``each`` as the sandbox answers a batch
     (:meth:`course.sandbox.StudentSession.call_each`)."""
 
     def __init__(self, fn):
+        super().__init__(None, "evaluate")
         self.fn, self.batches = fn, 0
 
     def __call__(self, *args):
@@ -75,7 +76,7 @@ class Batched:
                 value = self.fn(*args)
             except Exception as exc:  # noqa: BLE001 - returned, as the sandbox's answer
                 return values, exc
-            values.append(value)
+            values.append((value, None) if count else value)
             if type(value) not in (int, float) or not math.isfinite(value) or \
                     (within is not None and not within[0] < value < within[1]):
                 break
@@ -106,6 +107,22 @@ def test_asking_ahead_makes_the_same_calls(kind, at, capsys):
     assert seen_ahead == seen_one
     if kind == "model":
         assert batched.batches * 3 < len(seen_ahead)       # fewer messages than boards
+
+
+def test_a_function_run_here_is_asked_one_board_at_a_time(capsys):
+    class Each:                       # a student's own callable in their kernel: not a batch
+        def __init__(self):
+            self.seen = []
+
+        def __call__(self, state):
+            self.seen.append(state)
+            return model(state)
+
+        def each(self, *args, **kwargs):
+            raise AssertionError("not the sandbox's")
+
+    fn = Each()
+    assert verdict(check_evaluation_ordering, fn, capsys)[0] == "passed" and fn.seen
 
 
 @pytest.mark.skipif(not sandbox_available(),

@@ -39,7 +39,7 @@ from typing import Any
 from ..search import alphabeta
 from ..game import Player
 from .cases import EvaluatedGame, exercise_tree, tictactoe_cases
-from .compare import DEFAULT_TIME_LIMIT, _time_limit
+from .compare import DEFAULT_TIME_LIMIT, _runs_in_sandbox, _time_limit
 from .values import fmt
 from .failures import CheckFailed, SearchCrashed, SearchTimeout, TimeLimitExceeded, WrongValue, raised
 
@@ -96,10 +96,10 @@ class _Guarded:
 
         The sandbox stops at a value this wrapper would refuse (or at an exception), as
         asking one by one stops there; nothing is asked ahead of a function run in this
-        process (no ``each``), for an unhashable board, or with bounds that are not plain
+        process (not a :class:`~course.sandbox.RemoteFunction`), for an unhashable board, or with bounds that are not plain
         numbers.
         """
-        each = getattr(self.fn, "each", None)
+        each = self.fn.each if _runs_in_sandbox(self.fn) else None
         if self.halted or each is None or type(self.vmin) not in (int, float) or type(self.vmax) not in (int, float):
             return
         todo: list = []
@@ -233,7 +233,7 @@ def _own_evaluation(evaluate: Callable[[Any], float], time_limit: float | None, 
     positions = _sample_positions()
     theirs = [game.evaluate(s) for s in positions]
     counted = getattr(evaluate, "counted", None) if measure else None
-    each = getattr(evaluate, "each", None)
+    each = evaluate.each if _runs_in_sandbox(evaluate) else None
     if counted is None:
         mine = _run("your evaluation function on sample positions",
                     (lambda: [evaluate(s) for s in positions]) if each is None else
