@@ -190,6 +190,7 @@ class StudentSession:
         self._expanded: set[int] = set()
         self._resulted: set[int] = set()
         self._infos: dict[int, dict] = {}
+        self._with_states: list[tuple[int, Any]] = []
         self._calls = 0
         self.restarts = 0
         self.last_lines: int | None = None
@@ -399,10 +400,14 @@ class StudentSession:
             return {"$h": h, "kind": "game", "vmin": encode(obj.vmin, _no_handle),
                     "vmax": encode(obj.vmax, _no_handle)}
         if kind == "fn":
+            if getattr(obj, "sent_with_states", False) is True and self._game is not None:
+                self._with_states.append((h, obj))
             return {"$h": h, "kind": "fn"}
         data: dict[str, Any] = {"$h": h, "kind": "obj", "cls": type(obj).__name__}
         info = self._state_info(obj)
         if info is not None:
+            if self._with_states:
+                self._values_with_state(obj, info)
             data["info"] = info
             self._infos[key] = info
         if names is not None:   # plain data (a tic-tac-toe board): its fields and properties
@@ -443,6 +448,21 @@ class StudentSession:
             except Exception:  # noqa: BLE001 - then the sandbox asks, as for any state
                 pass
         return info
+
+    def _values_with_state(self, state: Any, info: dict) -> None:
+        """Send with ``state`` the values of this call's functions that are pure functions of the
+        game's states and record nothing (``fn.sent_with_states``: the estimate an ordered
+        search sorts by, :meth:`~course.grading.checks.instrument.Recording.estimator`; an exercise's
+        data per node, :meth:`~course.grading.checks.instrument.Recording.state_function`): the
+        sandbox answers the student's call of one on that state itself, with this value."""
+        values = []
+        for h, fn in self._with_states:
+            try:
+                values.append([h, encode(fn(state), _no_handle)])
+            except Exception:  # noqa: BLE001 - then the sandbox asks, as for any call
+                pass
+        if values:
+            info["values"] = values
 
     def _resolve(self, data: dict) -> Any:
         if "$o" in data:                   # something the student returned that cannot cross
@@ -538,6 +558,7 @@ class StudentSession:
         self._objects, self._handles = [], {}
         self._game = args[0] if args and isinstance(args[0], Game) else None
         self._expanded, self._resulted, self._infos = set(), set(), {}
+        self._with_states = []
         self._calls += 1
         call_id = f"{self._calls}-{os.urandom(6).hex()}"
         # "forget": the handles of the previous call mean nothing in this one
@@ -561,6 +582,131 @@ class StudentSession:
             raise
         finally:
             self._objects, self._handles, self._game = [], {}, None
+
+    def call_each(self, name: str, arg_lists: Sequence[Sequence[Any]], *,
+                  within: tuple[int | float, int | float] | None = None, count: bool = False
+                  ) -> tuple[list[Any], StudentCodeError | None]:
+        """Call the student's ``name(*args)`` for each ``args`` of ``arg_lists``, in order, in one
+        message: one round trip for many calls of a function of plain data (an evaluation
+        function on many states).
+
+        Each call runs as :meth:`call` runs it, one after the other in the same process: with
+        handles of its own (the sandbox forgets the previous call's), its own captured output
+        (printed here, call by call) and its own line count; what the student's code sees is
+        what it sees when the calls are made one at a time.  No game may be passed (a search
+        is called with :meth:`call`).
+
+        Returns ``(values, error)``: the values of the calls that returned, in order (with
+        ``count``, ``(value, lines)`` pairs, see :meth:`call`), and the exception the next call
+        raised (a :class:`StudentCodeError`, returned, not raised: the caller takes the values
+        first), or None.  The sandbox stops after a call that raised, or that returned
+        anything but a finite number strictly inside ``within`` (any finite number if
+        ``within`` is None): the calls after it are not made, and ``values`` is shorter than
+        ``arg_lists`` (its last value is that answer); call again with the rest to go on.
+        So the calls made are exactly those a caller making them one by one, and stopping
+        where the values say, would make.
+
+        >>> from course.sandbox import StudentSession, sandbox_available
+        >>> with StudentSession(sandbox=sandbox_available()) as session:
+        ...     _ = session.load(["def f(x):\\n    return 1 / x"])
+        ...     session.call_each("f", [(1,), (4,), (0,), (2,)])
+        ([1.0, 0.25], ZeroDivisionError('division by zero'))
+        """
+        arg_lists = [tuple(args) for args in arg_lists]
+        if within is not None and not all(type(x) in (int, float) for x in within):
+            raise TypeError("call_each: within must be two numbers (int or float)")
+        if any(isinstance(a, Game) for args in arg_lists for a in args):
+            raise TypeError("call_each: a game goes to one call at a time (call())")
+        if not arg_lists:
+            return [], None
+        if self.proc is None or self.proc.poll() is not None:
+            self.restart()
+        if self._wants_isolation and not self._isolated:
+            self._fork()                   # this test's own copy of the process
+        self._game, self._with_states = None, []
+        self._expanded, self._resulted, self._infos = set(), set(), {}
+        tables, items = [], []
+        for args in arg_lists:             # each call's handles numbered as in a call of its own
+            self._objects, self._handles = [], {}
+            items.append([encode(a, self._handle) for a in args])
+            tables.append((self._objects, self._handles))
+        self._objects, self._handles = tables[0]
+        self._calls += 1
+        call_id = f"{self._calls}-{os.urandom(6).hex()}"
+        request: dict[str, Any] = {"op": "batch", "id": call_id, "name": name, "items": items}
+        if within is not None:
+            request["within"] = list(within)
+        if count:
+            request["count"] = True
+        self.last_lines = None
+        self._send(request)
+        try:
+            return self._serve_batch(call_id, tables, count)
+        except BaseException:
+            # a call that raised is returned, not raised: here the batch stopped mid-call
+            if self._isolated or not self._wants_isolation or self.proc is None \
+                    or self.proc.poll() is not None:
+                self.close()               # its state is unknown
+            raise
+        finally:
+            self._objects, self._handles, self._game = [], {}, None
+
+    def _serve_batch(self, call_id: str, tables: list, count: bool
+                     ) -> tuple[list[Any], StudentCodeError | None]:
+        """Read the answers of a batch (:meth:`call_each`) and serve its calls' requests.
+
+        The sandbox answers the calls in order and sends the answers it holds before any
+        request, so the call a request or an answer belongs to is the first one not yet
+        answered; its handles are in force.  More answers than calls, or an answer out of
+        turn, is a broken protocol.
+        """
+        values: list[Any] = []
+        n = len(tables)
+
+        def take(value_data: Any, stdout: Any, lines: Any) -> None:
+            self._print(stdout)
+            value = decode(value_data, self._resolve)
+            if count:
+                known = isinstance(lines, int) and not isinstance(lines, bool)
+                values.append((value, lines if known else None))
+            else:
+                values.append(value)
+
+        while True:
+            message = self._receive()
+            op = message.get("op")
+            if op in ("return", "error", "batched") and message.get("id") != call_id:
+                continue                   # not an answer to this batch (stale or forged)
+            if op == "notes":
+                self._notes(message.get("notes"))
+            elif op in ("game", "callback", "note"):
+                self._answer(message)
+            elif op == "batched":
+                results = message.get("results")
+                if not isinstance(results, list) or not results or len(results) > n - len(values):
+                    raise SessionError("the sandbox sent answers to calls that were not made")
+                for entry in results:
+                    if not isinstance(entry, list) or len(entry) not in (2, 3):
+                        raise SessionError("the sandbox sent something that is not a message")
+                    take(entry[0], entry[1], entry[2] if len(entry) == 3 else None)
+                    if len(values) < n:
+                        self._objects, self._handles = tables[len(values)]
+                if len(values) == n:
+                    return values, None
+            elif op in ("return", "error"):
+                item = message.get("item")
+                if type(item) is not int or item != len(values):
+                    raise SessionError("the sandbox answered a call out of turn")
+                if op == "return":
+                    take(message.get("value"), message.get("stdout"), message.get("lines"))
+                    return values, None
+                self._print(message.get("stdout"))
+                error = _student_error(message.get("type", "Exception"), message.get("message", ""),
+                                       message.get("traceback", ""))
+                error.answer_of = call_id
+                return values, error
+            else:
+                raise SessionError(f"the sandbox sent an unknown request {str(op)[:40]!r}")
 
     def _serve(self, call_id: str) -> Any:
         while True:
@@ -1017,6 +1163,16 @@ class RemoteFunction:
     def __call__(self, *args: Any) -> Any:
         try:
             return self.session.call(self.name, args)
+        except SessionError as exc:
+            raise exc.with_traceback(None) from None     # the student's terms, no grader frames
+
+    def each(self, arg_lists: Sequence[Sequence[Any]], *,
+             within: tuple[int | float, int | float] | None = None, count: bool = False
+             ) -> tuple[list[Any], StudentCodeError | None]:
+        """Call it for each ``args`` of ``arg_lists`` in one message: ``(values, error)``, see
+        :meth:`StudentSession.call_each` (it may stop early: call again with the rest)."""
+        try:
+            return self.session.call_each(self.name, arg_lists, within=within, count=count)
         except SessionError as exc:
             raise exc.with_traceback(None) from None     # the student's terms, no grader frames
 

@@ -37,8 +37,9 @@ from numbers import Real
 from typing import Any
 
 from ...search import alphabeta
+from ...game import Player
 from .cases import EvaluatedGame, exercise_tree, tictactoe_cases
-from .compare import DEFAULT_TIME_LIMIT, _time_limit
+from .compare import DEFAULT_TIME_LIMIT, _runs_in_sandbox, _time_limit
 from .values import fmt
 from .failures import CheckFailed, SearchCrashed, SearchTimeout, TimeLimitExceeded, WrongValue, raised
 
@@ -55,26 +56,76 @@ class _Guarded:
     An evaluation function is a function of the position, so its value for a
     board asked for again (the searches meet the same boards many times) is
     taken from a memo instead of another call into the student's sandbox.
+
+    :meth:`ask_ahead` asks the sandbox for the values of several boards in one
+    message, in the order the search asks for them next; each answer is taken
+    (and checked, or its exception raised) when the search asks for its board, so
+    the calls made, their order and where a failure is raised are those of asking
+    one board at a time.
     """
 
     def __init__(self, fn: Callable, vmin: float, vmax: float) -> None:
         self.fn, self.vmin, self.vmax = fn, vmin, vmax
         self.memo: dict[Any, Any] = {}
+        self.ahead: dict[Any, Any] = {}    # answers asked ahead, not yet taken: value or exception
+        self.halted = False                # an answer asked ahead ends the check: ask no more
 
     def __call__(self, state: Any) -> Any:
         try:
             return self.memo[state]
         except (KeyError, TypeError):      # new, or unhashable: ask the student's function
             pass
-        value = self._checked(state)
+        try:
+            answer = self.ahead.pop(state)
+        except (KeyError, TypeError):
+            answer = self.fn(state)
+        else:
+            if isinstance(answer, BaseException):
+                raise answer
+        value = self._checked(state, answer)
         try:
             self.memo[state] = value
         except TypeError:
             pass
         return value
 
-    def _checked(self, state: Any) -> Any:
-        value = self.fn(state)
+    def ask_ahead(self, states: list) -> None:
+        """Ask for the values of ``states`` not known yet in one message to the sandbox
+        (:meth:`course.sandbox.RemoteFunction.each`), in this order: the caller's next
+        calls must ask for exactly these boards, in this order.
+
+        The sandbox stops at a value this wrapper would refuse (or at an exception), as
+        asking one by one stops there; nothing is asked ahead of a function run in this
+        process (not a :class:`~course.sandbox.RemoteFunction`), for an unhashable board, or with bounds that are not plain
+        numbers.
+        """
+        each = self.fn.each if _runs_in_sandbox(self.fn) else None
+        if self.halted or each is None or type(self.vmin) not in (int, float) or type(self.vmax) not in (int, float):
+            return
+        todo: list = []
+        try:
+            for state in states:
+                if state not in self.memo and state not in self.ahead and state not in todo:
+                    todo.append(state)
+        except TypeError:
+            return
+        while len(todo) > 1:               # one board: asked when the search asks
+            values, error = each([(state,) for state in todo], within=(self.vmin, self.vmax))
+            self.ahead.update(zip(todo, values))
+            if error is not None:
+                self.ahead[todo[len(values)]] = error
+                self.halted = True         # raised when the search asks for that board
+                return
+            if not values or (len(values) < len(todo) and not self._fine(values[-1])):
+                self.halted = True         # refused when the search asks for that board
+                return
+            todo = todo[len(values):]
+
+    def _fine(self, value: Any) -> bool:
+        return (not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value)
+                and self.vmin < value < self.vmax)
+
+    def _checked(self, state: Any, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
             raise CheckFailed(f"your evaluation function returned {value!r} for the board\n{state}\n"
                               "it must return a finite number")
@@ -84,6 +135,40 @@ class _Guarded:
                 f"an estimate must lie strictly between vmin = {self.vmin} and vmax = {self.vmax}, so "
                 "that a search never mistakes it for a won or lost game")
         return value
+
+
+class _AskedAhead(EvaluatedGame):
+    """An :class:`~course.grading.checks.cases.EvaluatedGame` whose EVAL (a :class:`_Guarded`) is asked
+    for the values of a node's children in one message when the search lists the node's moves.
+
+    Alpha-beta with ``order="heuristic"`` lists a node's moves, then asks EVAL for every
+    child that is not terminal, in the order of the moves (:mod:`course.search.ordering`),
+    before it does anything else; without a depth limit it asks EVAL nowhere else.  So the
+    student's function is called on the same boards in the same order as without asking
+    ahead (``tests/test_evaluation_batch.py`` compares the two).
+    """
+
+    def moves(self, state: Any) -> Any:
+        game = self.game
+        moves = game.moves(state)
+        if game.turn(state) is not Player.CHANCE:
+            children = [game.result(state, move) for move in moves]
+            self._evaluate.ask_ahead([c for c in children if not game.is_terminal(c)])
+        return moves
+
+
+def _each_value(fn: Callable, arg_lists: list, *, count: bool = False) -> list:
+    """``[fn(*args) for args in arg_lists]`` (with ``count``: ``fn.counted(*args)``), in as few
+    messages to the sandbox as its answers allow (:meth:`~course.sandbox.RemoteFunction.each`)."""
+    out: list = []
+    while len(out) < len(arg_lists):
+        values, error = fn.each(arg_lists[len(out):], count=count)
+        out += values
+        if error is not None:
+            raise error
+        if not values:
+            raise CheckFailed("the sandbox answered no call")
+    return out
 
 
 #: How many sample positions :func:`_own_evaluation` compares with ``TicTacToe.evaluate``.
@@ -148,12 +233,16 @@ def _own_evaluation(evaluate: Callable[[Any], float], time_limit: float | None, 
     positions = _sample_positions()
     theirs = [game.evaluate(s) for s in positions]
     counted = getattr(evaluate, "counted", None) if measure else None
+    each = evaluate.each if _runs_in_sandbox(evaluate) else None
     if counted is None:
         mine = _run("your evaluation function on sample positions",
-                    lambda: [evaluate(s) for s in positions], time_limit)
+                    (lambda: [evaluate(s) for s in positions]) if each is None else
+                    (lambda: _each_value(evaluate, [(s,) for s in positions])), time_limit)
     else:
         pairs = _run("your evaluation function on sample positions",
-                     lambda: [counted(s) for s in positions], time_limit)
+                     (lambda: [counted(s) for s in positions]) if each is None else
+                     (lambda: _each_value(evaluate, [(s,) for s in positions], count=True)),
+                     time_limit)
         mine = [value for value, _ in pairs]
         _flag_search([lines for _, lines in pairs])
     if all(isinstance(a, Real) and not isinstance(a, bool) and a == b for a, b in zip(mine, theirs)):
@@ -232,7 +321,7 @@ def check_evaluation_ordering(evaluate: Callable[[Any], float], *, seed: int = 5
     guarded = _Guarded(evaluate, cases[0].game.vmin, cases[0].game.vmax)
 
     def measure() -> list[int]:
-        return [alphabeta(EvaluatedGame(c.game, guarded), order="heuristic").evaluated for c in cases]
+        return [alphabeta(_AskedAhead(c.game, guarded), order="heuristic").evaluated for c in cases]
 
     counts = _run("ordering by your evaluation function", measure, time_limit)
     total, limit = sum(counts), given * ORDERING_FRACTION

@@ -189,6 +189,9 @@ class Recording:
             return fn(inner(state, name))
 
         wrapped.__name__ = name
+        # ``fn`` is the exercise's data (a table per node): the sandbox may be sent its value with
+        # each state (:mod:`course.sandbox.session`), which spares a round trip per call
+        wrapped.sent_with_states = True
         return wrapped
 
     @property
@@ -350,6 +353,10 @@ def instrument(
     def estimate(state: Any) -> Any:
         node = lookup(state, "estimate")
         return inner.utility(node.state) if node.terminal else inner_evaluate(node.state)
+
+    # records nothing and depends on the state alone: the sandbox may be sent its value with each
+    # state (:mod:`course.sandbox.session`), which spares a round trip per call
+    estimate.sent_with_states = True
 
     class InstrumentedGame(Game):
         """A recording copy of a game (see :mod:`course.grading.checks.instrument`)."""
