@@ -56,3 +56,18 @@ def test_notebooks_released_before_the_layout_still_import():
     assert choice_losses is evaluation.choice_losses
     import course.grading
     assert course.grading.cases is cases
+
+
+def test_every_import_of_the_grading_package_names_a_module_that_exists():
+    """A line merged in from a branch of the old layout (``from ..course_dir import ...`` in
+    job/queue.py) fails only when it runs; this finds it at once, in every file of the course.
+    (``python tools/relayout_grading.py --fixup`` rewrites such lines.)"""
+    root = COURSE.parent
+    missing = []
+    for path in sorted(COURSE.rglob("*.py")):
+        for module in course_imports(path):
+            as_path = root.joinpath(*module.split("."))
+            if not (as_path.with_suffix(".py").is_file() or (as_path / "__init__.py").is_file()):
+                # ``from .x import name``: the module is x, and course_imports says x
+                missing.append(f"{path.relative_to(root)}: {module}")
+    assert not missing, missing

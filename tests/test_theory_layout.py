@@ -22,8 +22,7 @@ COURSE = ROOT / "course"
 def course_imports(path: Path) -> set[str]:
     """The ``course.*`` modules a file imports (relative imports resolved), at any depth."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts)
-    if path.name != "__init__.py":
-        package = package.rpartition(".")[0]
+    package = package.rpartition(".")[0]          # a package's __init__: the package itself
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):

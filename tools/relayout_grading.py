@@ -127,6 +127,9 @@ def main(argv: list[str]) -> int:
     modules = {module_of(p): p for p in tracked if p.startswith("course/") and p.endswith(".py")
                and (root / p).exists()}
     current: dict[str, str] = {}
+
+    def old_module(new: str) -> str:
+        return new
     if fixup:
         # the tree has the new layout: the old modules are the new ones mapped back
         current = modules
@@ -275,9 +278,21 @@ def main(argv: list[str]) -> int:
                 if not py_in_course:
                     return m.group(0)
                 indent = re.match(r"[ \t]*", m.group(0)).group(0)
-                up = pkg_old.split(".")
-                up = up[:len(up) - len(m.group("dots")) + 1]
-                base = ".".join(up + ([m.group("relbase")] if m.group("relbase") else []))
+                def resolve(package: str) -> str:
+                    up = package.split(".")
+                    up = up[:len(up) - len(m.group("dots")) + 1]
+                    return ".".join(up + ([m.group("relbase")] if m.group("relbase") else []))
+
+                base = resolve(pkg_old)
+                if fixup and base not in current and base not in modules:
+                    # a line merged in from the old layout: relative to the file's old place
+                    # (``from ..game import Player`` in checks/evaluation.py, was evaluation.py)
+                    here = module_of(file_path)
+                    old_here = old_module(here) if here != "course" else here
+                    old_package = old_here if file_path.endswith("__init__.py") \
+                        else old_here.rpartition(".")[0]
+                    if resolve(old_package) in current or resolve(old_package) in modules:
+                        base = resolve(old_package)
                 tail = m.group(0)[m.group(0).index(" import ") + len(" import "):]
                 # "from . import x": BASE is the package, x the module
                 return indent + rewrite_from(base, tail, pkg_old, pkg_new)
