@@ -61,7 +61,7 @@ def test_notebooks_released_before_the_layout_still_import():
 def test_every_import_of_the_grading_package_names_a_module_that_exists():
     """A line merged in from a branch of the old layout (``from ..course_dir import ...`` in
     job/queue.py) fails only when it runs; this finds it at once, in every file of the course.
-    (``python tools/relayout_grading.py --fixup`` rewrites such lines.)"""
+    """
     root = COURSE.parent
     missing = []
     for path in sorted(COURSE.rglob("*.py")):
@@ -71,3 +71,28 @@ def test_every_import_of_the_grading_package_names_a_module_that_exists():
                 # ``from .x import name``: the module is x, and course_imports says x
                 missing.append(f"{path.relative_to(root)}: {module}")
     assert not missing, missing
+
+
+def test_a_config_written_for_the_old_layout_is_refused_with_the_new_names(tmp_path):
+    """A course's nbgrader_config.py from before the layout names the sandboxed step by its old
+    module; nbgrader would fail later with a bare ImportError. It is refused, saying what to
+    rename."""
+    import pytest
+
+    from course.grading.term.course_dir import WorkflowError, load_course_config
+
+    (tmp_path / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        "c.Autograde.autograde_preprocessors = ['nbgrader.preprocessors.Execute',\n"
+        "    'course.grading.autograde.sandboxed.SandboxedGrade']\n"
+        "c.Exchange.exchange_class = 'course.grading.intake.exchange.CourseExchange'\n")
+    with pytest.raises(WorkflowError) as found:
+        load_course_config(str(tmp_path))
+    said = str(found.value)
+    assert "course.grading.autograde.sandboxed.SandboxedGrade -> course.grading.job.sandboxed.SandboxedGrade" in said
+    assert "course.grading.term.intake.exchange.CourseExchange" in said
+    assert "make approve-config" in said
+    (tmp_path / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.Autograde.autograde_preprocessors = "
+        "['course.grading.job.sandboxed.SandboxedGrade']\n")
+    assert load_course_config(str(tmp_path)).Autograde.autograde_preprocessors

@@ -133,8 +133,42 @@ def load_course_config(root: str, config_file: str | None = None):
     if os.path.exists(path):
         loader = PyFileConfigLoader(os.path.basename(path), path=os.path.dirname(os.path.abspath(path)))
         config.merge(loader.load_config())
+        _check_moved_classes(config, path)
     config.CourseDirectory.root = os.path.abspath(root)
     return config
+
+
+#: Where the grading classes that a course's ``nbgrader_config.py`` names lived before
+#: ``course/grading/`` was laid out in checks/, job/ and term/ (a file written for the old layout).
+MOVED_MODULES = {
+    "course.grading.autograde.": "course.grading.job.",
+    "course.grading.results.": "course.grading.term.results.",
+    "course.grading.intake.": "course.grading.term.intake.",
+}
+
+
+def _check_moved_classes(config, path: str) -> None:
+    """Refuse, with the new names, a configuration naming a grading class by its old module
+    (nbgrader would stop later with an ``ImportError`` that does not say what to change)."""
+    found = []
+
+    def walk(value):
+        if isinstance(value, str):
+            for old, new in MOVED_MODULES.items():
+                if value.startswith(old):
+                    found.append((value, new + value[len(old):]))
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+
+    walk(config)
+    if found:
+        renames = "; ".join(f"{old} -> {new}" for old, new in sorted(set(found)))
+        raise WorkflowError(f"{path} names grading classes by their old modules ({renames}): "
+                            "rename them, then make approve-config")
 
 
 def course_config(root: Path):
