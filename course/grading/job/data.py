@@ -335,11 +335,10 @@ class _Slot:
             os.chmod(sandboxes, 0o755)
             env = {k: v for k, v in os.environ.items() if k != SECRET_ENV}
             env.update({APPROVALS_ENV: str(approvals), "TMPDIR": str(sandboxes)})
-            self.worker = _Worker(types.SimpleNamespace(root=root), root / SUBMITTED, [],
+            self.worker = _Worker(types.SimpleNamespace(root=root), root / SUBMITTED,
                                   bundle.cell_timeout, lock=self.tmp / "lock",
                                   sandbox=bundle.sandboxed,
-                                  submission_timeout=bundle.submission_timeout, env=env,
-                                  stdin_jobs=True)
+                                  submission_timeout=bundle.submission_timeout, env=env)
         except BaseException:
             self.close()
             raise

@@ -109,20 +109,17 @@ def _keep_hand_grades(layout: CourseLayout, job: tuple[str, str], kept: dict, lo
 class _Worker:
     """A ``course.grading.job.worker`` process and a thread reading its JSON lines."""
 
-    def __init__(self, layout: CourseLayout, staging: Path, jobs: list[tuple[str, str]],
-                 cell_timeout: int, *, lock: Path, sandbox: bool, submission_timeout: float,
-                 env: dict | None = None, stdin_jobs: bool = False) -> None:
+    def __init__(self, layout: CourseLayout, staging: Path, cell_timeout: int, *, lock: Path,
+                 sandbox: bool, submission_timeout: float, env: dict | None = None) -> None:
         import queue
         import threading
 
         command = [sys.executable, "-m", "course.grading.job.worker", "--root", str(layout.root),
                    "--submitted", str(staging), "--timeout", str(cell_timeout),
-                   "--jobs-from-stdin" if stdin_jobs else "--handshake",
+                   "--jobs-from-stdin",
                    "--lock", str(lock), "--submission-timeout", str(submission_timeout)]
         if not sandbox:
             command.append("--unsafe-no-sandbox")
-        for student, assignment in jobs:
-            command += ["--job", f"{student}/{assignment}"]
         parent = os.getpid()
 
         def start() -> None:
@@ -152,16 +149,8 @@ class _Worker:
             self.stderr.append(line)
             del self.stderr[:-40]
 
-    def go(self) -> None:
-        """Let the worker start its next job (it waits for this after each one)."""
-        try:
-            self.proc.stdin.write("go\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            pass                          # the worker is gone; next() will say so
-
     def send(self, student: str, assignment: str) -> None:
-        """Give a ``stdin_jobs`` worker its next job."""
+        """Give the worker its next job (it reads them from its standard input)."""
         try:
             self.proc.stdin.write(f"{student}/{assignment}\n")
             self.proc.stdin.flush()
@@ -178,7 +167,7 @@ class _Worker:
             raise TimeoutError from None
 
     def grade(self, student: str, assignment: str, limit: float) -> dict:
-        """Give a ``stdin_jobs`` worker a job and wait for its ``done`` line: that message, or
+        """Give the worker a job and wait for its ``done`` line: that message, or
         a failure saying why there is none (the worker took longer than ``limit`` seconds and
         was stopped, or it ended)."""
         self.send(student, assignment)
@@ -223,10 +212,6 @@ class _SharedJobs:
         with self._lock:
             return self._jobs.pop(0) if self._jobs else None
 
-    def __bool__(self) -> bool:
-        with self._lock:
-            return bool(self._jobs)
-
 
 def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
                pending: _SharedJobs, cell_timeout: int, submission_timeout: float,
@@ -244,8 +229,8 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
     limit = submission_timeout + WORKER_MARGIN
     job = pending.take()
     while job is not None and not stop.is_set():
-        worker = _Worker(layout, staging, [], cell_timeout, lock=lock, sandbox=sandbox,
-                         submission_timeout=submission_timeout, stdin_jobs=True)
+        worker = _Worker(layout, staging, cell_timeout, lock=lock, sandbox=sandbox,
+                         submission_timeout=submission_timeout)
         workers.append(worker)
         try:
             while job is not None and not stop.is_set():

@@ -15,7 +15,7 @@ killed, is recorded as failed, and a new worker takes the remaining jobs.
 Usage::
 
     python -m course.grading.job.worker --root COURSE --submitted DIR [--timeout SECONDS] \\
-        --job STUDENT/ASSIGNMENT [--job ...]
+        (--job STUDENT/ASSIGNMENT [--job ...] | --jobs-from-stdin)
 """
 
 from __future__ import annotations
@@ -169,16 +169,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--job", action="append", default=[], help="STUDENT/ASSIGNMENT")
     parser.add_argument("--jobs-from-stdin", action="store_true",
                         help="read the jobs from standard input, one STUDENT/ASSIGNMENT a line, "
-                             "until it ends (a grading job's worker kept for the next job: "
-                             "course.grading.job)")
+                             "until it ends (how the grading queue and a cluster's job feed it)")
     parser.add_argument("--lock", default=None,
                         help="a lock file shared by parallel workers: nbgrader's gradebook work is "
                              "done holding it, the sandboxed grading without")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="run students' code without a sandbox (isolates nothing)")
-    parser.add_argument("--handshake", action="store_true",
-                        help="wait for a line on standard input before each job (the parent "
-                             "snapshots the gradebook meanwhile)")
     args = parser.parse_args(argv)
     if not args.job and not args.jobs_from_stdin:
         parser.error("give --job or --jobs-from-stdin")
@@ -223,8 +219,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     first = True
     for job in given():
         student, _, assignment = job.partition("/")
-        if args.handshake and not args.jobs_from_stdin and not sys.stdin.readline():
-            break                       # the parent went away
         _emit({"event": "start", "student": student, "assignment": assignment})
         del sandboxed.LIMITS_HIT[:]
         del sandboxed.REVIEW_FLAGS[:]
