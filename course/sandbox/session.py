@@ -133,6 +133,9 @@ class CellResult:
     stdout: str = ""
     error: dict | None = None
     """``{"type", "message", "traceback"}`` if the cell raised."""
+    timed_out: bool = False
+    """The cell was stopped at the cell time limit (decided by the grader's own clock: a cell
+    of the student's that raises an exception named ``CellTimeoutError`` at once is not)."""
 
 
 class _Unsendable:
@@ -175,6 +178,11 @@ class StudentSession:
         self.stopped_for: str | None = None
         self.limit_hit: str | None = None
         """Set once a cap of the submission was reached (the time limit, memory, bytes read)."""
+        self.timeouts = 0
+        """How many times the sandbox did not answer within the grader's wait (a call's or a
+        cell's time limit plus :data:`READ_MARGIN`), and was stopped; never reset (the grader
+        compares it before and after a test).  Not a cap: the submission's own time limit is
+        :attr:`limit_hit`."""
         self._buffer = bytearray()
         self._isolated = False
         self._monitor: threading.Thread | None = None
@@ -299,6 +307,7 @@ class StudentSession:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise _capped(self, "the submission reached its time limit for grading and was "
                                 "stopped")
+        self.timeouts += 1
         self.close()
         return "your code's process stopped answering in time and was stopped"
 
@@ -511,6 +520,7 @@ class StudentSession:
             watchdog.cancel()
 
     def _run_cell(self, source: str) -> CellResult:
+        start = time.monotonic()
         try:
             message, _ = self._exchange_cell(source)
         except SubmissionLimitError:
@@ -521,14 +531,19 @@ class StudentSession:
                    if timed_out else f"{exc}; the cells after it ran in a new process")
             self.restart()
             kind = "CellTimeoutError" if timed_out else "ProcessDied"
-            return CellResult("", {"type": kind, "message": why, "traceback": f"{kind}: {why}"})
+            return CellResult("", {"type": kind, "message": why, "traceback": f"{kind}: {why}"},
+                              timed_out=timed_out)
         if message.get("op") != "ran":
             raise SessionError("the sandbox did not run the cell")
         error = message.get("error") if isinstance(message.get("error"), dict) else None
         if error is not None:
             error = {k: str(error.get(k, ""))[:6000] for k in ("type", "message", "traceback")}
         self.cells.append(source)
-        return CellResult(str(message.get("stdout", ""))[:50_000], error)
+        # the sandbox's alarm stopped it (CellTimeoutError) -- if the grader's clock agrees
+        # that the cell ran its whole time limit: the name alone is the student's to choose
+        timed_out = error is not None and error["type"] == "CellTimeoutError" and \
+            time.monotonic() - start >= self.cell_timeout
+        return CellResult(str(message.get("stdout", ""))[:50_000], error, timed_out)
 
     def restart(self) -> None:
         """A fresh sandbox that has run the cells that ran before (after a stop or a crash)."""

@@ -80,7 +80,8 @@ class JobResult:
     student: str
     assignment: str
     message: dict
-    """The grading worker's verdict: ``success``, ``limit``, ``review``, ``error``, ``log``."""
+    """The grading worker's verdict: ``success``, ``limit``, ``review``, ``timed``, ``error``,
+    ``log``."""
     submission: dict | None = None
     """What nbgrader wrote to the (private) gradebook, or None if it wrote nothing:
     ``{"timestamp": datetime | None, "notebooks": {name: {"grades": {grade id: [auto_score,
@@ -460,7 +461,8 @@ def run_job(bundle: AssignmentBundle, job: GradingJob) -> JobResult:
                            if "/" not in p and p.endswith(".ipynb"))
         missing = sorted(set((submission or {}).get("notebooks", {})) - set(notebooks))
         result = JobResult(job.student, job.assignment,
-                           {k: message.get(k) for k in ("success", "limit", "review", "error", "log")},
+                           {k: message.get(k) for k in ("success", "limit", "review", "timed",
+                                                        "error", "log")},
                            submission, missing, files, round(time.perf_counter() - start, 3),
                            socket.gethostname(), "".join(worker.stderr)[-4000:])
         _clean(slot, bundle, job)

@@ -24,7 +24,7 @@ from ...sandbox.bwrap import descendants as _descendants
 from ..term.course_dir import CourseLayout, gradebook, nbgrader_error
 from ..term.results.report import GradeRecord, apply_scores, fill_scores, read_report
 
-__all__ = ["run_jobs", "WORKER_STARTUP", "WORKER_MARGIN", "Interrupted"]
+__all__ = ["run_jobs", "WORKER_STARTUP", "WORKER_MARGIN", "Interrupted", "time_limits_reached"]
 
 #: Seconds a worker may take beyond the submission's own time limit (nbgrader's work around
 #: it: reading and writing notebooks, the gradebook) before it is stopped.
@@ -216,12 +216,18 @@ class _SharedJobs:
 def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str], GradeRecord],
                pending: _SharedJobs, cell_timeout: int, submission_timeout: float,
                done: Any, *, lock: Path, sandbox: bool, watch: Any, stop: Any, begin: Any,
-               workers: list) -> None:
+               workers: list, defer: Any = None, again: dict | None = None) -> None:
     """Grade jobs taken from ``pending`` one after the other in one worker, starting a new worker
     after one that hangs or dies.
 
     Whatever goes wrong with one job (in the worker, or here while recording it) ends as that
     job's record with the reason; the next job goes on.
+
+    ``defer(job, kept, timed, seconds)``, if given, takes a job whose grading reached a time
+    limit (:func:`time_limits_reached`) instead of recording it: it is neither recorded nor
+    ``done`` (it stays "grading", in flight), to be graded again.  ``again`` (the second
+    grading of such jobs) maps each job to ``(kept, timed, seconds)`` of its first grading:
+    the hand grades read before it, the time limits it reached, its time.
     """
     from .integrity import IntegrityError
 
@@ -236,16 +242,30 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
             while job is not None and not stop.is_set():
                 record = records[job]
                 start = time.perf_counter()
+                deferred = False
+                first: list[str] = []
+                before = 0.0
                 try:
-                    unchanged = previous.get(f"{job[0]}/{job[1]}", {}).get("submission_sha") == \
-                        record.submission_sha
-                    kept = _hand_grades(layout, job, lock) if unchanged else {}
-                    begin(record)             # the report says "grading" until it is done
+                    if again is not None:     # its second grading: the first one's hand grades
+                        kept, first, before = again[job]
+                    else:
+                        unchanged = previous.get(f"{job[0]}/{job[1]}", {}).get("submission_sha") \
+                            == record.submission_sha
+                        kept = _hand_grades(layout, job, lock) if unchanged else {}
+                        begin(record)         # the report says "grading" until it is done
                     message = worker.grade(*job, limit)
                     if stop.is_set():
                         return                # interrupted: the job stays "grading" (not graded)
-                    record.seconds = round(time.perf_counter() - start, 2)
-                    record_outcome(layout, record, message, kept, lock)
+                    seconds = time.perf_counter() - start
+                    timed = time_limits_reached(message)
+                    if defer is not None and timed:
+                        defer(job, kept, timed, seconds)      # graded again at the end, alone
+                        deferred = True
+                    else:
+                        record.seconds = round(before + seconds, 2)
+                        record_outcome(layout, record, message, kept, lock)
+                        if first:
+                            note_graded_again(record, first, timed)
                 except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
                     record.status = "failed"
                     record.reason = "; ".join(r for r in (record.reason, f"could not be graded: "
@@ -260,7 +280,8 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                     stop.set()
                     stop.error = exc
                 try:
-                    done(record)
+                    if not deferred:
+                        done(record)
                 except Exception:  # noqa: BLE001 - run_jobs records it again if it was lost
                     pass
                 job = pending.take() if not stop.is_set() else None
@@ -268,6 +289,32 @@ def _run_queue(layout: CourseLayout, staging: Path, records: dict[tuple[str, str
                     break                 # start a new worker for the rest
         finally:
             worker.stop()
+
+
+def time_limits_reached(message: dict) -> list[str]:
+    """The time limits a worker's ``done`` message says the submission reached (a cell's, a
+    test's search's, the grader's wait for an answer: ``"<notebook>.ipynb [<cell>]: <what>"``),
+    or ``[]``: none, or it stopped at one of its caps or at its own time limit (``limit``), which
+    fails the submission whatever the machine.
+
+    Such a submission is graded again, alone, at the end of the run, and the second grading is
+    its grade (docs/instructor/grading-limits.md): a wall-clock limit can be reached because the
+    machine is busy, and a grade must not depend on that.
+    """
+    if message.get("limit") or not isinstance(message.get("timed"), list):
+        return []
+    return [str(item)[:300] for item in message["timed"] if isinstance(item, str)][:20]
+
+
+def note_graded_again(record: GradeRecord, first: list[str], again: list[str]) -> None:
+    """The record of a submission graded a second time says why, in the instructor's words."""
+    line = ("graded again, alone, at the end of the run; this grade is from that second grading: "
+            "the first grading reached a time limit, which a busy machine alone can cause ("
+            + "; ".join(first) + ")")
+    if again:
+        line += ("; the second grading reached a time limit again (" + "; ".join(again)
+                 + "), so the code itself is slow there")
+    record.review.append(line[:2000])
 
 
 def record_outcome(layout: CourseLayout, record: GradeRecord, message: dict, kept: dict,
@@ -350,7 +397,9 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
     :class:`~.integrity.IntegrityError` for the instructor to review.
 
     ``begin(record)`` is called as a job starts, ``done(record)`` once its results are
-    written.  A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM turned into one by
+    written.  A job whose grading reached a time limit (:func:`time_limits_reached`) is graded
+    again after all the others, by one worker alone, and that second grading is its grade
+    (once: it is not graded a third time); ``begin`` and ``done`` are still called once.  A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM turned into one by
     :func:`course.grading.job.autograde.autograde`) stops every worker -- and with it every
     sandbox -- and is raised again as :class:`Interrupted`; the jobs in flight stay "grading".
     """
@@ -385,17 +434,25 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
             finished.add((record.student, record.assignment))
             done(record)
 
-    def run_queue() -> None:
+    # jobs whose first grading reached a time limit: {job: (kept, timed, seconds)}
+    again: dict[tuple[str, str], tuple[dict, list[str], float]] = {}
+
+    def defer(job: tuple[str, str], kept: dict, timed: list[str], seconds: float) -> None:
+        with report_lock:
+            again[job] = (kept, timed, seconds)
+
+    def run_queue(queue: _SharedJobs, **retry: Any) -> None:
         """One queue's thread: whatever kills it (a worker that cannot start, a full disk) is
         noted, and the jobs it did not finish are recorded as failed by run_jobs."""
         try:
-            _run_queue(layout, staging, records, pending, cell_timeout, submission_timeout,
+            _run_queue(layout, staging, records, queue, cell_timeout, submission_timeout,
                        locked_done, lock=lock, sandbox=sandbox, watch=watch, stop=stop,
-                       begin=locked_begin, workers=workers)
+                       begin=locked_begin, workers=workers, **retry)
         except Exception as exc:  # noqa: BLE001 - said in the records of its jobs
             failures.append(f"{type(exc).__name__}: {exc}")
 
-    threads = [threading.Thread(target=run_queue, daemon=True)
+    threads = [threading.Thread(target=run_queue, args=(pending,), kwargs={"defer": defer},
+                                daemon=True)
                for _ in range(min(max(1, jobs), len(records)))]
     for thread in threads:
         thread.start()
@@ -403,6 +460,15 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
         for thread in threads:
             while thread.is_alive():
                 thread.join(0.2)          # short waits: Ctrl-C and SIGTERM are seen at once
+        if again and not stop.is_set():
+            # the second grading of those, after every other job, by one worker: nothing else
+            # of this run grades meanwhile (they stay "grading", in flight, until then)
+            retry = threading.Thread(target=run_queue, args=(_SharedJobs(sorted(again)),),
+                                     kwargs={"again": again}, daemon=True)
+            threads.append(retry)
+            retry.start()
+            while retry.is_alive():
+                retry.join(0.2)
     except KeyboardInterrupt:
         stop.set()
         for worker in list(workers):

@@ -250,7 +250,8 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
     -------
     list of dict
         For each cell: ``{"outputs": [...], "passed": bool | None, "hidden_failed": bool,
-        "review": [...]}``; ``review`` holds the review flags the checks of a test cell raised
+        "review": [...], "timed": str}``; ``timed`` says which time limit the cell (or its
+        test) reached (empty if none: see :func:`_timed`); ``review`` holds the review flags the checks of a test cell raised
         (:func:`course.grading.checks.evaluation.flag_for_review`), taken from the grader's own record,
         never from what was printed.
 
@@ -267,8 +268,8 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
     """
     from ..checks.evaluation import take_review_flags
 
-    results: list[dict] = [{"outputs": [], "passed": None, "hidden_failed": False, "review": []}
-                           for _ in cells]
+    results: list[dict] = [{"outputs": [], "passed": None, "hidden_failed": False, "review": [],
+                            "timed": ""} for _ in cells]
     to_sandbox = [(i, c["trusted_source"] if c["kind"] == "locked" else c["source"])
                   for i, c in enumerate(cells) if c["kind"] != "test"]
     session = StudentSession(sandbox=sandbox, cell_timeout=cell_timeout, deadline=deadline,
@@ -318,6 +319,9 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
                                           evalue=result.error.get("message", "")[:500],
                                           traceback=str(trace).splitlines()))
             results[i]["outputs"] = outputs
+            if result.timed_out:
+                results[i]["timed"] = (f"the cell ran longer than its time limit "
+                                       f"({cell_timeout:g} s)")
 
         for name in session.names:
             # only the student's own functions: a name the instructor's cells define (the checks,
@@ -342,9 +346,11 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
                 continue
             visible, hidden = split_hidden(cell["trusted_source"])
             take_review_flags()
+            silent = session.timeouts
             with session.isolated():
                 printed, exc = _run_code(plain_python(visible), namespace, f"<test cell {i + 1}>")
             results[i]["review"] += take_review_flags()
+            results[i]["timed"] = _timed(exc, session.timeouts > silent, cell_timeout)
             _stop_at_limit(session)
             outputs = [new_output("stream", name="stdout", text=printed[:OUTPUT_CHARS])] \
                 if printed else []
@@ -359,6 +365,7 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
             hidden_namespace.update({k: v for k, v in seen.items() if k not in hidden_namespace})
             session.quiet = True             # nothing printed here reaches anyone
             take_review_flags()
+            silent = session.timeouts
             try:
                 with session.isolated():
                     _, exc = _run_code(plain_python(hidden), hidden_namespace,
@@ -366,6 +373,7 @@ def grade_notebook(cells: list[dict], *, secret: str | None, sandbox: bool = Tru
             finally:
                 session.quiet = False
                 results[i]["review"] += take_review_flags()
+            results[i]["timed"] = _timed(exc, session.timeouts > silent, cell_timeout, hidden=True)
             _stop_at_limit(session)
             if exc is not None:
                 results[i]["outputs"].append(_error_output(type(exc).__name__,
@@ -390,8 +398,40 @@ LIMITS_HIT: list[str] = []
 #: ``"<notebook>.ipynb [<grade id>]: <flag>"`` (the worker reports and clears them).
 REVIEW_FLAGS: list[str] = []
 
+#: The time limits reached by the notebooks graded in this process (a cell's, a test's search's,
+#: the grader's wait for an answer; not a cap, not the submission's own time limit), as
+#: ``"<notebook>.ipynb [<grade id>]: <what>"`` (the worker reports and clears them): the grading
+#: queue grades such a submission again, alone (docs/instructor/grading-limits.md).
+TIME_LIMITS_HIT: list[str] = []
+
 #: Characters of a test cell's printout kept in the graded notebook.
 OUTPUT_CHARS = 20_000
+
+
+def _timed(exc: BaseException | None, silent: bool, cell_timeout: float, *,
+           hidden: bool = False) -> str:
+    """What time limit a failed test reached, in the instructor's words, or ``""``.
+
+    A time limit, not a wrong answer: the test failed with the checks' own
+    :class:`~course.grading.checks.failures.SearchTimeout` (raised in the grader, by its clock;
+    a class of that name the student's code raises is another class), or with anything after
+    the student's process stopped answering within the grader's wait (``silent``).
+    """
+    if exc is None:
+        return ""
+    from ..checks.failures import SearchTimeout
+
+    which = "its hidden tests" if hidden else "the test"
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, SearchTimeout):
+            return f"{which} reached a search's time limit (SearchTimeout)"
+        exc = exc.__cause__ or exc.__context__
+    if silent:
+        return (f"{which} stopped waiting for the student's code after its time limit "
+                f"({cell_timeout:g} s per call)")
+    return ""
 
 
 def _stop_at_limit(session: StudentSession) -> None:
@@ -562,5 +602,8 @@ class SandboxedGrade(NbGraderPreprocessor):
             grade_id = nb.cells[index].metadata.get("nbgrader", {}).get("grade_id", "?")
             REVIEW_FLAGS.extend(f"{info['notebook']}.ipynb [{grade_id}]: {flag}"
                                 for flag in result.get("review", ()))
+            if result.get("timed"):
+                where = grade_id if grade_id != "?" else f"code cell {index + 1}"
+                TIME_LIMITS_HIT.append(f"{info['notebook']}.ipynb [{where}]: {result['timed']}")
         resources.setdefault("course_grading", {})["results"] = results
         return nb, resources

@@ -8,7 +8,9 @@ Several workers may run at once (``--lock`` serialises their gradebook work).  T
 course's ``nbgrader_config.py`` once and grades the jobs it is given one
 after the other, printing a JSON line when it starts a job
 (``{"event": "start", ...}``) and when it finishes it
-(``{"event": "done", "success": ..., "error": ..., "log": ...}``).  The parent
+(``{"event": "done", "success": ..., "limit": ..., "review": [...], "timed": [...],
+"error": ..., "log": ...}``; ``timed``: the time limits the submission reached, for which the
+grading queue grades it again).  The parent
 watches those lines: a job that does not finish in time gets the worker
 killed, is recorded as failed, and a new worker takes the remaining jobs.
 
@@ -222,6 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _emit({"event": "start", "student": student, "assignment": assignment})
         del sandboxed.LIMITS_HIT[:]
         del sandboxed.REVIEW_FLAGS[:]
+        del sandboxed.TIME_LIMITS_HIT[:]
         timeout = args.submission_timeout or sandboxed.SandboxedGrade(config=config).submission_timeout
         sandboxed.JOB_DEADLINE = time.monotonic() + timeout     # for all its notebooks together
         lock.acquire()
@@ -239,7 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = status or (0 if ok else 1)
         _emit({"event": "done", "student": student, "assignment": assignment, "success": ok,
                "limit": "; ".join(sandboxed.LIMITS_HIT),
-               "review": sandboxed.REVIEW_FLAGS[:50], "scores": scores,
+               "review": sandboxed.REVIEW_FLAGS[:50], "timed": sandboxed.TIME_LIMITS_HIT[:20],
+               "scores": scores,
                "error": (result.get("error") or "")[-LOG_LIMIT:],
                "log": (result.get("log") or "")[-LOG_LIMIT:]})
         if first:

@@ -1,0 +1,154 @@
+"""A submission whose grading reached a *time* limit is graded again, alone, at the end of the run.
+
+A wall-clock limit can be reached by an honest submission because the machine is busy (two
+workers, other users): then the grade would depend on the machine, and a from-scratch regrade
+on a quiet machine would differ.  So such a submission is graded once more after every other
+job, with no other worker running, and that second grading is its grade (only once).
+
+The slow-only-at-first answer is slow until a wall-clock instant ``T`` chosen here, so the
+test does not depend on the machine's load: its first grading (before ``T``) reaches the time
+limit of a call, its second (after ``T``; the test waits for ``T`` before it if need be) does
+not.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from course.sandbox import sandbox_available
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import term_support  # noqa: E402
+from term_support import A, due_date, ok, tiny_class  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not sandbox_available(), reason="bubblewrap cannot start here")
+
+#: Seconds a cell (and a call of the student's function, plus the session's read margin) may run.
+CELL_TIMEOUT = "1"
+
+
+# --------------------------------------------------------------- what counts as a time limit
+SLOW_SEARCH = '''
+import time
+def slow_minimax(game, state):
+    time.sleep(30)
+'''
+SLEEPY_CALL = "import time\ndef sleepy(x):\n    time.sleep(30)\n"
+FORGED = '''
+class CellTimeoutError(BaseException):
+    pass
+class SearchTimeout(Exception):
+    pass
+def forged(x):
+    raise SearchTimeout("your function did not finish within 1 second")
+raise CellTimeoutError("stopped after 1 seconds")
+'''
+
+
+def test_each_kind_of_time_limit_is_told_and_nothing_else():
+    """A test cell whose search ran past its ``time_limit`` (SearchTimeout), a call that stopped
+    answering within the grader's wait, a cell stopped at the cell time limit: each is told
+    (``timed``); a student's own exceptions with those names, a wrong answer, a pass are not."""
+    from course.grading.job.sandboxed import grade_notebook
+
+    locked = "from course.grading import check_minimax_value, textbook_cases\n"
+    cells = [
+        {"kind": "locked", "source": locked, "trusted_source": locked},
+        {"kind": "student", "source": SLOW_SEARCH, "trusted_source": SLOW_SEARCH},
+        {"kind": "student", "source": SLEEPY_CALL, "trusted_source": SLEEPY_CALL},
+        {"kind": "student", "source": FORGED, "trusted_source": FORGED},
+        {"kind": "student", "source": "import time\ntime.sleep(30)\n", "trusted_source": ""},
+        {"kind": "test", "source": "", "trusted_source":
+            "check_minimax_value(slow_minimax, textbook_cases('minimax')[:1], time_limit=0.5)\n"},
+        {"kind": "test", "source": "", "trusted_source": "sleepy(1)\n"},
+        {"kind": "test", "source": "", "trusted_source": "forged(1)\n"},
+        {"kind": "test", "source": "", "trusted_source": "assert 1 + 1 == 3\n"},
+        {"kind": "test", "source": "", "trusted_source": "x = 1\n"},
+    ]
+    results = grade_notebook(cells, secret=None, cell_timeout=1)
+    timed = [bool(r["timed"]) for r in results]
+    assert timed == [False, False, False, False, True, True, True, False, False, False], \
+        [r["timed"] for r in results]
+    assert "SearchTimeout" in results[5]["timed"]
+    assert [r["passed"] for r in results[5:]] == [False, False, False, False, True]
+
+
+# --------------------------------------------------------------- the grading run
+def _slow_until(instant: float) -> str:
+    return ("import time\ndef square(x):\n"
+            f"    if time.time() < {instant!r}:\n        time.sleep(600)\n    return x * x\n")
+
+
+SLOW_ALWAYS = "import time\ndef square(x):\n    time.sleep(600)\n    return x * x\n"
+
+
+@pytest.fixture
+def graded_calls(monkeypatch):
+    """Every job the local pool gives a worker, in order: ``[(student, time it was given)]``;
+    ``wait_for[student] = T`` holds that student's *second* job until ``T`` has passed."""
+    from course.grading.job import queue
+
+    calls: list[tuple[str, float]] = []
+    wait_for: dict[str, float] = {}
+    real = queue._Worker.grade
+
+    def grade(self, student, assignment, limit):
+        if student in wait_for and any(s == student for s, _ in calls):
+            time.sleep(max(0.0, wait_for[student] - time.time() + 0.5))
+        calls.append((student, time.time()))
+        return real(self, student, assignment, limit)
+
+    monkeypatch.setattr(queue._Worker, "grade", grade)
+    return calls, wait_for
+
+
+@pytest.mark.nbgrader
+def test_a_time_limit_reached_under_load_is_graded_again_alone(tmp_path, graded_calls):
+    calls, wait_for = graded_calls
+    due = due_date() - dt.timedelta(hours=2)
+    instant = time.time() + 15          # the class is made (~6 s), then graded: amy's first
+    term_support.CODE.update(slow_until=_slow_until(instant), slow_always=SLOW_ALWAYS)
+    root = tiny_class(tmp_path / "course", {"amy": ("slow_until", "x", due),
+                                            "bea": ("slow_always", "x", due),
+                                            "cal": ("right", "x", due)})
+    wait_for["amy"] = instant
+    # amy's and bea's first gradings run with each other and with cal's (two workers)
+    out = ok(root, "autograde", "--timeout", CELL_TIMEOUT, "--jobs", "2")
+    first_amy = next(when for who, when in calls if who == "amy")
+    print("TIMING", instant - first_amy, [(w, round(t - instant, 1)) for w, t in calls])
+    assert first_amy < instant - 2, "the class took too long to make: amy's first grading " \
+        "started after the instant her answer becomes fast"
+    # graded twice: amy and bea (again after every first grading, one at a time); cal once
+    students = [who for who, _ in calls]
+    assert sorted(students[:3]) == ["amy", "bea", "cal"] and sorted(students[3:]) == ["amy", "bea"]
+    _, rows = term_support.grades(root)
+    assert sorted(rows) == [(s, A) for s in ("amy", "bea", "cal")]      # every student a row
+    scores = {s: float(rows[(s, A)]["score"]) for s in ("amy", "bea", "cal")}
+    assert scores["amy"] == scores["cal"] > 0, (scores, out)     # the second grading counts
+    assert scores["bea"] == 0, (scores, out)                     # slow every time: still fails
+    # the record says so, in the instructor's words
+    report = json.loads((root / "autograded" / ".course-grading" / "report.json").read_text())
+    again = {s: [r for r in report[f"{s}/{A}"]["review"] if "graded again" in r]
+             for s in ("amy", "bea", "cal")}
+    assert len(again["amy"]) == len(again["bea"]) == 1 and not again["cal"], again
+    assert "t1-test-square" in again["amy"][0] and "time limit" in again["amy"][0], again
+    assert "reached a time limit again" in again["bea"][0], again
+    assert report[f"amy/{A}"]["status"] == "graded", report[f"amy/{A}"]
+
+
+@pytest.mark.nbgrader
+def test_an_honest_class_is_graded_once(tmp_path, graded_calls):
+    calls, _ = graded_calls
+    due = due_date() - dt.timedelta(hours=2)
+    root = tiny_class(tmp_path / "course", {"ada": ("right", "x", due), "bob": ("wrong", "x", due)})
+    out = ok(root, "autograde", "--timeout", "5", "--jobs", "2")
+    assert sorted(who for who, _ in calls) == ["ada", "bob"]
+    assert "graded again" not in out
