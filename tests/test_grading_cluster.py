@@ -209,6 +209,12 @@ def test_cluster_grades_equal_the_local_pool(graded_locally, cluster):
     for student, error in (("eve", "SessionError"), ("fay", "CellTimeoutError")):
         cells = json.loads((remote / "autograded" / student / A / f"{NB}.ipynb").read_text())["cells"]
         assert any(o.get("ename") == error for c in cells for o in c.get("outputs", ())), student
+    # both reached a time limit (a call's, a cell's): graded again, alone, both ways, and said
+    for root in (local, remote):
+        report = json.loads((root / "autograded" / ".course-grading" / "report.json").read_text())
+        again = sorted(s for s in STUDENTS
+                       if any("graded again" in line for line in report[f"{s}/{A}"]["review"]))
+        assert again == ["eve", "fay"], (root.name, again)
     # a second run keeps every result (its inputs unchanged): no code runs, locally or not
     again = ok(remote, "autograde", "--timeout", CELL_TIMEOUT, "--cluster", cluster.address)
     assert "sent to the cluster" not in again

@@ -32,6 +32,13 @@ Compared with the alternatives:
 and the wall-clock limit on the grading worker the job starts (killed with its sandboxes at
 ``submission_timeout + WORKER_MARGIN``), so a submission that hangs or floods its output ends
 as locally, with the same record.
+
+**Time limits.**  A job whose grading reached a time limit (a cell's, a test's search's, the
+grader's wait for an answer: :func:`~.queue.time_limits_reached`) is sent again once every
+other job has come back, one such job at a time, and its second grading is its grade, as the
+local pool does (docs/instructor/grading-limits.md).  On a cluster, "alone" means that no other
+job of this run is on the cluster meanwhile; a worker's machine may still be busy with other
+work (another run, other users), which this run does not control.
 """
 
 from __future__ import annotations
@@ -84,7 +91,8 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
         raise WorkflowError("grading on a cluster needs Dask distributed: pip install "
                             "'course[cluster]' (or: pip install distributed)") from None
     from .integrity import IntegrityError, IntegrityWatch
-    from .queue import _hand_grades, interrupted, not_graded, record_outcome
+    from .queue import (_hand_grades, interrupted, not_graded, note_graded_again, record_outcome,
+                        time_limits_reached)
     from .worker import lighter_nbgrader
 
     lighter_nbgrader()
@@ -111,6 +119,8 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
     finished: set[tuple[str, str]] = set()
     kept: dict[tuple[str, str], dict] = {}
     started: dict[tuple[str, str], float] = {}
+    # jobs whose first grading reached a time limit: {job: (kept, timed, seconds)}
+    again: dict[tuple[str, str], tuple[dict, list[str], float]] = {}
     run = uuid.uuid4().hex[:12]
     error = None
     try:
@@ -140,19 +150,29 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
             futures[future] = job
         if log is not None and futures:
             log(f"{len(futures)} submission(s) sent to the cluster at {address}")
-        batches = as_completed(list(futures), loop=client.loop, with_results=False)
-        for batch in batches.batches():
-            results = []
-            for future in batch:
-                job = futures[future]
-                try:
-                    result = future.result()
-                    if (result.student, result.assignment) != job:
-                        result = _lost(job, "the worker returned the result of another job")
-                except Exception as exc:  # noqa: BLE001 - KilledWorker, a JobError: said in the record
-                    result = _lost(job, f"{type(exc).__name__}: {exc}")
-                results.append(result)
-                future.release()
+        def result_of(future: Any) -> JobResult:
+            job = futures[future]
+            try:
+                result = future.result()
+                if (result.student, result.assignment) != job:
+                    result = _lost(job, "the worker returned the result of another job")
+            except Exception as exc:  # noqa: BLE001 - KilledWorker, a JobError: said in the record
+                result = _lost(job, f"{type(exc).__name__}: {exc}")
+            future.release()
+            return result
+
+        def record_results(results: list[JobResult], *, second: bool) -> Any:
+            """Write a batch of results and their records (``done``); the tripwire's error or
+            None.  In the first pass, a job whose grading reached a time limit is kept aside
+            (not written, still in flight) for its second grading."""
+            if not second:
+                for result in list(results):
+                    job = (result.student, result.assignment)
+                    timed = time_limits_reached(result.message)
+                    if timed:
+                        again[job] = (kept.get(job, {}), timed,
+                                      time.perf_counter() - started[job])
+                        results.remove(result)
             # one gradebook session for the batch: only this process writes the gradebook
             with gradebook(layout) as gb:
                 for result in results:
@@ -167,23 +187,50 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
                 record = records[job]
                 try:
                     write_files(layout.autograded, result)
-                    record.seconds = round(time.perf_counter() - started[job], 2)
+                    before = again[job][2] if second else 0.0
+                    record.seconds = round(before + time.perf_counter() - started[job], 2)
                     record_outcome(layout, record, result.message, kept.get(job, {}), lock)
+                    if second:
+                        note_graded_again(record, again[job][1],
+                                          time_limits_reached(result.message))
                 except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
                     record.status = "failed"
                     record.reason = "; ".join(r for r in (record.reason, f"could not be graded: "
                                                           f"{type(exc).__name__}: {exc}") if r)
                 in_flight.discard(job)
                 finished.add(job)
+                found = None
                 try:
                     watch.check(f"{job[0]}/{job[1]}")
                 except IntegrityError as exc:
-                    error = exc
+                    found = exc
                 done(record)
-                if error is not None:
-                    break
+                if found is not None:
+                    return found
+            return None
+
+        batches = as_completed(list(futures), loop=client.loop, with_results=False)
+        for batch in batches.batches():
+            error = record_results([result_of(future) for future in batch], second=False)
             if error is not None:
                 client.cancel(list(futures))
+                break
+        # the second grading of the jobs whose first reached a time limit, after every other
+        # job of the class and one at a time (no other job of this run on the cluster then;
+        # what else the worker's machine runs is not this run's to decide)
+        for job in sorted(again) if error is None else ():
+            try:
+                data = make_job(job[0], job[1], staging / job[0] / job[1])
+            except Exception as exc:  # noqa: BLE001 - said in the record
+                result = _lost(job, f"could not be sent again: {type(exc).__name__}: {exc}")
+            else:
+                started[job] = time.perf_counter()
+                future = client.submit(run_job, shared[job[1]], data, pure=False,
+                                       key=f"course-grade-{run}-again-{len(futures)}")
+                futures[future] = job
+                result = result_of(future)
+            error = record_results([result], second=True)
+            if error is not None:
                 break
     except KeyboardInterrupt:
         try:
