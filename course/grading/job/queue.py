@@ -399,7 +399,8 @@ def run_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[str, str],
     ``begin(record)`` is called as a job starts, ``done(record)`` once its results are
     written.  A job whose grading reached a time limit (:func:`time_limits_reached`) is graded
     again after all the others, by one worker alone, and that second grading is its grade
-    (once: it is not graded a third time); ``begin`` and ``done`` are still called once.  A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM turned into one by
+    (once: it is not graded a third time); ``begin`` and ``done`` are still called once.
+    A ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM turned into one by
     :func:`course.grading.job.autograde.autograde`) stops every worker -- and with it every
     sandbox -- and is raised again as :class:`Interrupted`; the jobs in flight stay "grading".
     """

@@ -603,7 +603,8 @@ class SandboxedGrade(NbGraderPreprocessor):
             REVIEW_FLAGS.extend(f"{info['notebook']}.ipynb [{grade_id}]: {flag}"
                                 for flag in result.get("review", ()))
             if result.get("timed"):
-                where = grade_id if grade_id != "?" else f"code cell {index + 1}"
+                # the release's name of the cell, never one the student's notebook made up
+                where = grade_id if grade_id in sources else f"code cell {index + 1}"
                 TIME_LIMITS_HIT.append(f"{info['notebook']}.ipynb [{where}]: {result['timed']}")
         resources.setdefault("course_grading", {})["results"] = results
         return nb, resources
