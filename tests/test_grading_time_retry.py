@@ -167,3 +167,38 @@ def test_an_honest_class_is_graded_once(tmp_path, graded_calls):
     out = ok(root, "autograde", "--timeout", "5", "--jobs", "2")
     assert sorted(who for who, _ in calls) == ["ada", "bob"]
     assert "graded again" not in out
+
+
+@pytest.mark.nbgrader
+def test_an_interrupt_during_the_second_gradings_leaves_them_grading(tmp_path, monkeypatch):
+    """Ctrl-C while a submission is graded again: it stays "grading" (no grade) and waits for a
+    look in the gradebook, as any submission in flight; the finished ones keep their grades."""
+    import _thread
+
+    from nbgrader.api import Gradebook
+
+    from course.grading.job import queue
+
+    due = due_date() - dt.timedelta(hours=2)
+    term_support.CODE.update(slow_always=SLOW_ALWAYS)
+    root = tiny_class(tmp_path / "course", {"bea": ("slow_always", "x", due),
+                                            "cal": ("right", "x", due)})
+    given: list[str] = []
+    real = queue._Worker.grade
+
+    def grade(self, student, assignment, limit):
+        given.append(student)
+        if given.count(student) == 2:
+            _thread.interrupt_main()          # Ctrl-C, as the second grading starts
+        return real(self, student, assignment, limit)
+
+    monkeypatch.setattr(queue._Worker, "grade", grade)
+    status, out = term_support.run("--root", str(root), "autograde", "--timeout", CELL_TIMEOUT,
+                                   "--jobs", "2")
+    assert status == 130, out
+    assert sorted(given) == ["bea", "bea", "cal"], given
+    report = json.loads((root / "autograded" / ".course-grading" / "report.json").read_text())
+    assert report[f"bea/{A}"]["status"] == "grading", report[f"bea/{A}"]
+    assert report[f"cal/{A}"]["status"] == "graded", report[f"cal/{A}"]
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "game-tree-search") as gb:
+        assert gb.find_submission(A, "bea").needs_manual_grade
