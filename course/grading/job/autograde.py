@@ -217,7 +217,11 @@ def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *
             log("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): the students' code runs "
                 "with your rights and can read and change your files. Only for code you trust.")
     elif cluster:
-        pass            # the sandbox runs on the cluster's workers: each job checks it there
+        # the sandbox runs on the cluster's workers (each job checks it there); Dask's TLS
+        # settings are checked against the address here, before the term's work
+        from .cluster import cluster_security
+
+        cluster_security(cluster)
     else:
         try:
             check_sandbox()
