@@ -12,13 +12,17 @@ started with ``--tls-ca-file/--tls-cert/--tls-key`` (tests/cluster_support.py). 
 * nobody without a certificate of the authority connects to the scheduler or to a worker: plain
   ``tcp://``, TLS with no certificate, with another authority's (refused within seconds), while
   the page's environment variables connect;
-* ``autograde`` without the certificate, with another authority's, or to a ``tcp://`` address
-  fails with a message that says what to do, and changes no grade.
+* ``autograde`` without the certificate, or with another authority's, fails with a message that
+  says what to do (not Dask's traceback), and changes no grade; and, without a cluster, the
+  settings a client gives are checked against the address before anything is sent (a setting or
+  a file missing, a key not the certificate's, ``tcp://`` where encryption is required).
 """
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import io
 import os
 import re
 import ssl
@@ -162,9 +166,10 @@ def test_grading_over_tls_equals_the_local_pool(tls_class, tls_cluster, pki):
     done = autograde_cli(remote, tls_cluster.address, DASK_CONFIG=str(config))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 submission(s) sent to the cluster at tls://" in done.stdout
-    assert results(remote) == results(local)
-    _, by = term_support.grades(remote)
-    score = {s: float(by[(s, A)]["autograded_score"] or 0) for s in STUDENTS}
+    graded = results(remote)
+    assert graded == results(local)
+    by = {r["student"]: r for r in csv.DictReader(io.StringIO(graded[0])) if r["assignment"] == A}
+    score = {s: float(by[s]["autograded_score"] or 0) for s in STUDENTS}
     # the prying answer found no certificate and no way to the scheduler, here and locally
     assert score == {"ada": 2, "bob": 0, "cy": 2}
 
@@ -257,21 +262,16 @@ def test_autograde_without_the_certificate_fails_clearly(tls_class, tls_cluster,
     ours, other = pki
     root = copy_course(template, base / "refused")
     before = results(root)
-    port = tls_cluster.address.rsplit(":", 1)[1]
-    config = page_config(ours.ca.parent, base / "dask-config-refused")
     outsider = {k: v.replace(str(ours.ca.parent), str(other.ca.parent))
                 for k, v in page_environment(ours.ca.parent).items()
                 if "CLIENT" in k}
     cases = {
-        # nothing configured: says which settings are missing, and where
+        # nothing configured: says which settings are missing, and where (nothing is sent)
         "none": (tls_cluster.address, {}, ["distributed.comm.tls.ca-file",
                                             "distributed.comm.tls.client.cert"]),
         # the authority, but another authority's certificate: refused by the scheduler
         "another": (tls_cluster.address, {**page_environment(ours.ca.parent), **outsider},
-                    ["could not connect", "certificate"]),
-        # the page's configuration with a tcp:// address: nothing sent in the clear
-        "tcp": (f"tcp://127.0.0.1:{port}", {"DASK_CONFIG": str(config)},
-                ["require-encryption", "tls://"]),
+                    ["could not connect", "signed by that authority"]),
     }
     for case, (address, env, words) in cases.items():
         start = time.monotonic()
@@ -285,3 +285,31 @@ def test_autograde_without_the_certificate_fails_clearly(tls_class, tls_cluster,
         assert "sent to the cluster" not in said, f"{case}: {said}"
         assert seconds < 60, f"{case}: {seconds:.0f} s"
     assert results(root) == before
+
+
+def test_the_settings_are_checked_against_the_address(pki, tmp_path):
+    """What :func:`cluster_security` refuses before anything is sent (no scheduler needed)."""
+    from distributed.security import Security
+
+    from course.grading.job.cluster import cluster_security
+    from course.grading.term.course_dir import WorkflowError
+
+    ours, _ = pki
+    tls, tcp = "tls://127.0.0.1:8786", "tcp://127.0.0.1:8786"
+    assert cluster_security(tls, ours.security()) is not None
+    assert cluster_security(tcp, Security(require_encryption=False)) is not None
+    refused = {
+        "lack distributed.comm.tls.ca-file": (tls, Security(tls_client_cert=str(ours.client_cert))),
+        "lack distributed.comm.tls.client.cert": (tls, Security(tls_ca_file=str(ours.ca))),
+        "distributed.comm.tls.client.key = " + str(tmp_path / "gone.pem"):
+            (tls, Security(tls_ca_file=str(ours.ca), tls_client_cert=str(ours.client_cert),
+                           tls_client_key=str(tmp_path / "gone.pem"))),
+        "(the key must be the certificate's)":           # the node's key with the instructor's cert
+            (tls, Security(tls_ca_file=str(ours.ca), tls_client_cert=str(ours.client_cert),
+                           tls_client_key=str(ours.key))),
+        "require encryption (distributed.comm.require-encryption) and tcp://": (tcp, ours.security()),
+    }
+    for words, (address, security) in refused.items():
+        with pytest.raises(WorkflowError, match=re.escape(words)) as caught:
+            cluster_security(address, security)
+        assert "docs/instructor/cluster.md" in str(caught.value)

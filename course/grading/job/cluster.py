@@ -43,6 +43,7 @@ as locally, with the same record.
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from pathlib import Path
@@ -137,13 +138,20 @@ def cluster_security(address: str, security: Any = None) -> Any:
                 f"your certificate and key (distributed.comm.tls.ca-file, "
                 f"distributed.comm.tls.client.cert and .key, in ~/.config/dask/distributed.yaml, "
                 f"or the variables {variables}); see {TLS_DOCS}")
+        absent = [f"{setting} = {path}" for name, (setting, _) in _TLS_SETTINGS.items()
+                  for path in [getattr(security, name, None)]
+                  if path and "\n" not in path and not os.path.isfile(path)]   # (or the PEM text)
+        if absent:
+            raise _workflow_error(f"Dask's TLS settings for this client name files that do not exist: "
+                                  f"{', '.join(absent)}; see {TLS_DOCS}")
         try:
             context = security.get_connection_args("client").get("ssl_context")
         except (OSError, ValueError) as exc:      # ssl.SSLError is an OSError
             raise _workflow_error(
                 f"Dask's TLS settings for this client could not be loaded ({_reason(exc)}): "
                 f"check the files named by distributed.comm.tls.ca-file, "
-                f"distributed.comm.tls.client.cert and .key; see {TLS_DOCS}") from None
+                f"distributed.comm.tls.client.cert and .key (the key must be the certificate's); "
+                f"see {TLS_DOCS}") from None
         if context is None:                       # another kind of Security object
             raise _workflow_error(f"no TLS settings for a client of {address}; see {TLS_DOCS}")
     elif getattr(security, "require_encryption", False):
@@ -155,15 +163,18 @@ def cluster_security(address: str, security: Any = None) -> Any:
 
 
 def _reason(exc: BaseException) -> str:
-    """The innermost cause of ``exc``, in one line (a TLS alert, a refused connection)."""
+    """Why a connection failed, in one line: a TLS error among ``exc``'s causes (an alert, a
+    certificate refused), else the deepest cause that says something, else ``exc``."""
+    import asyncio
     import ssl
 
-    seen = []
-    while exc is not None and exc not in seen:
-        seen.append(exc)
+    chain: list[BaseException] = []
+    while exc is not None and all(exc is not e for e in chain):
+        chain.append(exc)
         exc = exc.__cause__ or exc.__context__
-    tls = [e for e in seen if isinstance(e, ssl.SSLError)]
-    last = tls[-1] if tls else seen[-1]
+    telling = [e for e in chain if str(e).strip() and not isinstance(e, asyncio.CancelledError)]
+    tls = [e for e in chain if isinstance(e, ssl.SSLError)]
+    last = (tls or telling or chain)[-1]
     text = " ".join(str(last).split()) or type(last).__name__
     return f"{type(last).__name__}: {text}"[:300]
 
