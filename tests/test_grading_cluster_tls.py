@@ -136,6 +136,9 @@ STUDENTS = {"ada": "right", "bob": "wrong", "cy": "prying"}
 def tls_class(tmp_path_factory, tls_cluster, pki):
     """The class (ungraded, as a template) and a copy graded by the local pool."""
     term_support.CODE["prying"] = _prying_code(tls_cluster, pki[0])
+    outside = {}                      # outside a sandbox it finds the keys and the scheduler
+    exec(term_support.CODE["prying"], outside)
+    assert outside["square"](3) == -1
     base = tmp_path_factory.mktemp("tls-class")
     due = due_date()
     template = tiny_class(base / "template", {s: (kind, "Because x times x.", due - dt.timedelta(hours=2))
