@@ -1,13 +1,14 @@
 """Grading on a Dask cluster (``autograde --cluster ADDRESS``) gives exactly the local pool's grades.
 
-A real ``dask scheduler`` and two ``dask worker`` processes are started as separate processes;
-each worker runs in its own empty folder, with no path of the course in its environment (so
-it grades from the jobs' data alone).  A small mixed class -- the model answer, wrong answers,
-a submission that looks for the course's gradebook and secret (on the instructor's machine and
-in the workers' folders), one that hangs and one that floods its output -- is graded by the
-local pool and by the cluster on two copies of the same course; ``grades.csv``, the gradebook's
-scores and comments and the graded notebooks must be identical.  A second test kills one worker
-(SIGKILL) while it grades: every student still gets the same grade.
+A real ``dask scheduler`` and two ``dask worker`` processes are started as separate processes
+(tests/cluster_support.py); each worker runs in its own empty folder, with no path of the course
+in its environment (so it grades from the jobs' data alone).  A small mixed class -- the model
+answer, wrong answers, a submission that looks for the course's gradebook and secret (on the
+instructor's machine and in the workers' folders), one that hangs and one that floods its
+output -- is graded by the local pool and by the cluster on two copies of the same course;
+``grades.csv``, the gradebook's scores and comments and the graded notebooks must be identical.
+A second test kills one worker (SIGKILL) while it grades: every student still gets the same
+grade.  The same over TLS with certificates: tests/test_grading_cluster_tls.py.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -29,6 +29,10 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 import term_support  # noqa: E402
+from cluster_support import Cluster  # noqa: E402
+from cluster_support import copy_course as _copy  # noqa: E402
+from cluster_support import gradebook_rows as _gradebook_rows  # noqa: E402
+from cluster_support import results as _results  # noqa: E402
 from term_support import A, NB, due_date, ok, tiny_class  # noqa: E402
 
 
@@ -70,45 +74,6 @@ def _class(root: Path, base: Path) -> Path:
     return root
 
 
-def _copy(template: Path, root: Path) -> Path:
-    shutil.copytree(template, root, symlinks=True)
-    ok(root, "approve-config")              # an approval names its course directory
-    return root
-
-
-def _gradebook_rows(root: Path) -> list[tuple]:
-    from nbgrader.api import Gradebook
-
-    rows = []
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "game-tree-search") as gb:
-        for sub in gb.assignment_submissions(A):
-            for nb in sub.notebooks:
-                for g in nb.grades:
-                    rows.append((sub.student.id, nb.name, g.name, g.auto_score, g.manual_score,
-                                 g.needs_manual_grade))
-                for c in nb.comments:
-                    rows.append((sub.student.id, nb.name, c.name, c.auto_comment))
-            rows.append((sub.student.id, str(sub.timestamp)))
-    return sorted(rows, key=repr)
-
-
-def _graded_outputs(root: Path) -> dict:
-    """The graded notebooks' sources and outputs; the count of characters a flood printed before
-    it was stopped (which depends on the machine's speed) left out."""
-    out = {}
-    for path in sorted((root / "autograded").glob(f"*/{A}/{NB}.ipynb")):
-        text = re.sub(r"\.\.\. \(\d+ more characters not shown\)", "... (N more characters not shown)",
-                      path.read_text(encoding="utf-8"))
-        cells = json.loads(text)["cells"]
-        out[path.parts[-3]] = [(c.get("source"), c.get("outputs")) for c in cells]
-    return out
-
-
-def _results(root: Path) -> tuple[str, list, dict]:
-    text, _ = term_support.grades(root)
-    return text, _gradebook_rows(root), _graded_outputs(root)
-
-
 @pytest.fixture(scope="module")
 def graded_locally(tmp_path_factory):
     """The class (ungraded, as a template) and a copy graded by the local pool."""
@@ -117,67 +82,6 @@ def graded_locally(tmp_path_factory):
     local = _copy(template, base / "local")
     out = ok(local, "autograde", "--timeout", CELL_TIMEOUT, "--jobs", "2")
     return base, template, local, out
-
-
-class Cluster:
-    """A ``dask scheduler`` and ``dask worker`` processes, each worker in its own empty folder."""
-
-    def __init__(self, workers: int = 2) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="dask-test-"))
-        self.procs: list[subprocess.Popen] = []
-        self.workers: list[subprocess.Popen] = []
-        scheduler_file = self.folder / "scheduler.json"
-        self.scheduler = self._start([sys.executable, "-m", "distributed.cli.dask_scheduler",
-                                      "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                      "--scheduler-file", str(scheduler_file)], self.folder)
-        deadline = time.monotonic() + 60
-        while not scheduler_file.exists():
-            assert time.monotonic() < deadline, "the scheduler did not start"
-            assert self.scheduler.poll() is None, "the scheduler exited"
-            time.sleep(0.2)
-        time.sleep(0.2)
-        self.address = json.loads(scheduler_file.read_text())["address"]
-        for i in range(workers):
-            self.add_worker(i)
-        from distributed import Client
-
-        with Client(self.address, timeout=60) as client:
-            client.wait_for_workers(workers, timeout=120)
-
-    def _start(self, command: list[str], cwd: Path, env: dict | None = None) -> subprocess.Popen:
-        proc = subprocess.Popen(command, cwd=str(cwd), env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-        self.procs.append(proc)
-        return proc
-
-    def add_worker(self, i: int) -> subprocess.Popen:
-        home = self.folder / f"worker{i}"
-        home.mkdir()
-        # nothing of the course: no variable names its folder, none of the grading's settings
-        env = {k: v for k, v in os.environ.items()
-               if "pytest" not in v and not k.startswith("COURSE_") and k not in ("PWD", "OLDPWD")}
-        env.update(HOME=str(home), TMPDIR=str(home), PWD=str(home))
-        assert all("cluster-class" not in v for v in env.values())
-        proc = self._start([sys.executable, "-m", "distributed.cli.dask_worker", self.address,
-                            "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                            "--local-directory", str(home), "--name", f"worker{i}"], home, env)
-        self.workers.append(proc)
-        return proc
-
-    def close(self) -> None:
-        for proc in reversed(self.procs):
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                except OSError:
-                    pass
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=15)
-        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -108,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="grade without the bubblewrap sandbox: the students' code runs with your "
                         "rights (only for code you trust)")
     p.add_argument("--cluster", default=None, metavar="ADDRESS",
-                   help="grade on a Dask cluster: the scheduler's address, e.g. tcp://host:8786 "
+                   help="grade on a Dask cluster: the scheduler's address, e.g. tls://host:8786 "
+                        "(the certificates in Dask's settings) or tcp://host:8786 "
                         "(docs/instructor/cluster.md); default: worker processes on this machine")
 
     p = sub.add_parser("feedback", help="write feedback HTML")

@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from bench_autograde import CpuMeter, load  # noqa: E402
 from term_support import due_date, ok, tiny_class  # noqa: E402
-from test_grading_cluster import Cluster  # noqa: E402
+from cluster_support import Cluster  # noqa: E402
 
 
 def main() -> None:

@@ -149,7 +149,8 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
         Grade without the bubblewrap sandbox, where it cannot start.  The
         students' code then runs with your rights: only for code you trust.
     cluster : str, optional
-        The address of a Dask scheduler (``tcp://host:8786``): every submission is graded there
+        The address of a Dask scheduler (``tls://host:8786`` with the certificates in Dask's
+        settings, or ``tcp://host:8786``; :mod:`.cluster`): every submission is graded there
         as a job of data (:mod:`course.grading.job`), and only this process writes the
         gradebook; default: the local pool of ``jobs`` workers.
 
@@ -169,7 +170,8 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     ------
     WorkflowError
         If the submissions folder does not exist or holds nothing to grade, or
-        the sandbox cannot start and ``unsafe_no_sandbox`` is not set.
+        the sandbox cannot start and ``unsafe_no_sandbox`` is not set; with ``cluster``, if
+        Dask's TLS settings do not fit its address or it cannot be reached (nothing is graded).
     IntegrityError
         If the grader's own files changed during grading (grading stops).
     ConfigNotApproved, SandboxPolicyError
@@ -217,7 +219,11 @@ def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *
             log("WARNING: grading WITHOUT a sandbox (--unsafe-no-sandbox): the students' code runs "
                 "with your rights and can read and change your files. Only for code you trust.")
     elif cluster:
-        pass            # the sandbox runs on the cluster's workers: each job checks it there
+        # the sandbox runs on the cluster's workers (each job checks it there); Dask's TLS
+        # settings are checked against the address here, before the term's work
+        from .cluster import cluster_security
+
+        cluster_security(cluster)
     else:
         try:
             check_sandbox()

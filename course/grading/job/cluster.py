@@ -28,6 +28,13 @@ Compared with the alternatives:
   with its worker is redelivered only with late acknowledgement and a visibility timeout tuned
   to the longest job.
 
+**TLS.**  Over ``tls://`` every connection is encrypted and both ends show a certificate signed
+by the cluster's own certificate authority (Dask's ``--tls-*`` options and its
+``distributed.comm.tls.*`` settings: docs/instructor/cluster.md, "TLS with certificates").
+:func:`cluster_security` checks the settings against the address before anything is sent, and
+:func:`connect` says what is wrong when the scheduler cannot be reached or refuses the
+certificate, instead of Dask's traceback.
+
 **Limits.**  Every limit of a submission is inside the job: the sandbox's caps and time limits,
 and the wall-clock limit on the grading worker the job starts (killed with its sandboxes at
 ``submission_timeout + WORKER_MARGIN``), so a submission that hangs or floods its output ends
@@ -43,6 +50,7 @@ work (another run, other users), which this run does not control.
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from pathlib import Path
@@ -53,11 +61,162 @@ from ..term.results.report import GradeRecord, read_report
 from .data import JobResult, build_bundle, make_job, run_job
 from .writer import write_files, write_result
 
-__all__ = ["run_cluster_jobs", "CONNECT_TIMEOUT"]
+__all__ = ["run_cluster_jobs", "cluster_security", "connect", "CONNECT_TIMEOUT"]
 
 #: Seconds to wait for the scheduler to answer, and for a first worker to join it.
 CONNECT_TIMEOUT = 30
 WORKERS_TIMEOUT = 120
+
+#: Where an instructor reads how to give Dask the certificates.
+TLS_DOCS = "docs/instructor/cluster.md, section \"TLS with certificates\""
+#: Dask's settings of a client's TLS: (setting, its environment variable).
+_TLS_SETTINGS = {
+    "tls_ca_file": ("distributed.comm.tls.ca-file", "DASK_DISTRIBUTED__COMM__TLS__CA_FILE"),
+    "tls_client_cert": ("distributed.comm.tls.client.cert", "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT"),
+    "tls_client_key": ("distributed.comm.tls.client.key", "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY"),
+}
+
+
+def _workflow_error(message: str) -> Exception:
+    from ..term.course_dir import WorkflowError
+
+    return WorkflowError(message)
+
+
+def _distributed() -> None:
+    """Nothing if Dask distributed is installed, else a WorkflowError that says how to install it."""
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise _workflow_error("grading on a cluster needs Dask distributed: pip install "
+                              "'course[cluster]' (or: pip install distributed)") from None
+
+
+def cluster_security(address: str, security: Any = None) -> Any:
+    """The TLS settings a client of the scheduler at ``address`` uses, checked against it.
+
+    Parameters
+    ----------
+    address : str
+        The scheduler's address, ``tls://host:port`` or ``tcp://host:port``.
+    security : distributed.security.Security, optional
+        Default: Dask's configuration (``distributed.comm.tls.*``,
+        ``distributed.comm.require-encryption``; ``~/.config/dask/*.yaml`` or ``DASK_*``
+        environment variables).
+
+    Returns
+    -------
+    distributed.security.Security
+
+    Raises
+    ------
+    WorkflowError
+        If ``address`` is ``tls://`` and the settings lack the certificate authority or the
+        client's certificate, or its files cannot be loaded; or if the settings require
+        encryption and ``address`` is not ``tls://``.  Nothing is sent in any case.
+
+    Examples
+    --------
+    >>> from distributed.security import Security
+    >>> from course.grading.term.course_dir import WorkflowError
+    >>> cluster_security("tcp://127.0.0.1:8786", Security(require_encryption=False)).require_encryption
+    False
+    >>> try:
+    ...     cluster_security("tls://127.0.0.1:8786", Security(require_encryption=False))
+    ... except WorkflowError as exc:
+    ...     print("lack distributed.comm.tls.ca-file, distributed.comm.tls.client.cert:" in str(exc))
+    True
+    """
+    _distributed()
+    from distributed.comm import parse_address
+    from distributed.security import Security
+
+    if security is None:
+        security = Security()
+    scheme, _ = parse_address(address)
+    if scheme == "tls":
+        needed = ("tls_ca_file", "tls_client_cert")
+        missing = [_TLS_SETTINGS[n][0] for n in needed if not getattr(security, n, None)]
+        if missing:
+            variables = ", ".join(v for _, v in _TLS_SETTINGS.values())
+            raise _workflow_error(
+                f"the scheduler's address {address} is tls:// but Dask's settings for this client "
+                f"lack {', '.join(missing)}: give Dask the cluster's certificate authority and "
+                f"your certificate and key (distributed.comm.tls.ca-file, "
+                f"distributed.comm.tls.client.cert and .key, in ~/.config/dask/distributed.yaml, "
+                f"or the variables {variables}); see {TLS_DOCS}")
+        absent = [f"{setting} = {path}" for name, (setting, _) in _TLS_SETTINGS.items()
+                  for path in [getattr(security, name, None)]
+                  if path and "\n" not in path and not os.path.isfile(path)]   # (or the PEM text)
+        if absent:
+            raise _workflow_error(f"Dask's TLS settings for this client name files that do not exist: "
+                                  f"{', '.join(absent)}; see {TLS_DOCS}")
+        try:
+            context = security.get_connection_args("client").get("ssl_context")
+        except (OSError, ValueError) as exc:      # ssl.SSLError is an OSError
+            raise _workflow_error(
+                f"Dask's TLS settings for this client could not be loaded ({_reason(exc)}): "
+                f"check the files named by distributed.comm.tls.ca-file, "
+                f"distributed.comm.tls.client.cert and .key (the key must be the certificate's); "
+                f"see {TLS_DOCS}") from None
+        if context is None:                       # another kind of Security object
+            raise _workflow_error(f"no TLS settings for a client of {address}; see {TLS_DOCS}")
+    elif getattr(security, "require_encryption", False):
+        raise _workflow_error(
+            f"Dask's settings require encryption (distributed.comm.require-encryption) and "
+            f"{address} is not encrypted: give the scheduler's tls:// address (nothing was "
+            f"sent); see {TLS_DOCS}")
+    return security
+
+
+def _reason(exc: BaseException) -> str:
+    """Why a connection failed, in one line: a TLS error among ``exc``'s causes (an alert, a
+    certificate refused), else the deepest cause that says something, else ``exc``."""
+    import asyncio
+    import ssl
+
+    chain: list[BaseException] = []
+    while exc is not None and all(exc is not e for e in chain):
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    telling = [e for e in chain if str(e).strip() and not isinstance(e, asyncio.CancelledError)]
+    tls = [e for e in chain if isinstance(e, ssl.SSLError)]
+    last = (tls or telling or chain)[-1]
+    text = " ".join(str(last).split()) or type(last).__name__
+    return f"{type(last).__name__}: {text}"[:300]
+
+
+def connect(address: str, security: Any = None, timeout: float = CONNECT_TIMEOUT) -> Any:
+    """A ``distributed.Client`` of the scheduler at ``address`` (:func:`cluster_security`'s
+    settings), or a WorkflowError that says why not and what to check.
+
+    Raises
+    ------
+    WorkflowError
+        If the settings do not fit the address (:func:`cluster_security`), or the scheduler
+        cannot be reached or refuses this client (over TLS: a certificate its authority did not
+        sign, or none).
+    """
+    _distributed()
+    from distributed import Client
+    from distributed.comm import parse_address
+
+    security = cluster_security(address, security)
+    try:
+        return Client(address, timeout=timeout, set_as_default=False, security=security)
+    except Exception as exc:  # noqa: BLE001 - OSError, a TLS alert, a timeout: all said the same way
+        reason = _reason(exc)
+    if parse_address(address)[0] == "tls":
+        hint = ("check that the scheduler runs there with TLS, that distributed.comm.tls.ca-file is "
+                "the certificate authority it was started with (--tls-ca-file), and that your "
+                "certificate (distributed.comm.tls.client.cert) was signed by that authority: the "
+                "scheduler refuses any other certificate, or none")
+    else:
+        hint = ("check the address and that the scheduler runs; a scheduler started with TLS "
+                "(--tls-ca-file, --tls-cert, --tls-key) takes only a tls:// address and your "
+                "certificate")
+    raise _workflow_error(f"could not connect to the Dask scheduler at {address} ({reason}): "
+                          f"{hint}; see {TLS_DOCS}") from None
 
 
 def bundle_value(bundle: Any) -> Any:
@@ -81,15 +240,11 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
     address : str
         The scheduler's address, e.g. ``tcp://10.0.0.5:8786`` or ``tls://...``.
     security : distributed.security.Security, optional
-        TLS settings (default: Dask's configuration, ``distributed.comm.tls.*``).
+        TLS settings (default: Dask's configuration, ``distributed.comm.tls.*``; checked by
+        :func:`cluster_security`).
     """
-    try:
-        from distributed import Client, as_completed
-    except ImportError:
-        from ..term.course_dir import WorkflowError
-
-        raise WorkflowError("grading on a cluster needs Dask distributed: pip install "
-                            "'course[cluster]' (or: pip install distributed)") from None
+    _distributed()
+    from distributed import as_completed
     from .integrity import IntegrityError, IntegrityWatch
     from .queue import (_hand_grades, interrupted, not_graded, note_graded_again, record_outcome,
                         time_limits_reached)
@@ -102,17 +257,12 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
     bundles = {a: build_bundle(layout, a, cell_timeout=cell_timeout,
                                submission_timeout=submission_timeout, sandboxed=sandbox)
                for a in sorted({a for _, a in records})}
-    kwargs = {"timeout": CONNECT_TIMEOUT, "set_as_default": False}
-    if security is not None:
-        kwargs["security"] = security
-    client = Client(address, **kwargs)
+    client = connect(address, security)
     try:
         client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
     except Exception:  # noqa: BLE001 - TimeoutError (its kind differs between versions)
-        from ..term.course_dir import WorkflowError
-
         client.close()
-        raise WorkflowError(f"no worker joined the Dask scheduler at {address} within "
+        raise _workflow_error(f"no worker joined the Dask scheduler at {address} within "
                             f"{WORKERS_TIMEOUT} s: start workers (docs/instructor/cluster.md)") from None
     futures: dict[Any, tuple[str, str]] = {}
     in_flight: set[tuple[str, str]] = set()
