@@ -300,6 +300,7 @@ def run_cluster_jobs(layout: CourseLayout, staging: Path, records: dict[tuple[st
             futures[future] = job
         if log is not None and futures:
             log(f"{len(futures)} submission(s) sent to the cluster at {address}")
+
         def result_of(future: Any) -> JobResult:
             job = futures[future]
             try:
