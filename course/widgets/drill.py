@@ -175,9 +175,9 @@ class DrillWidget(widgets.VBox):
                 "node": self.drill.names.get(verdict.node) if verdict.node is not None else None}
         if answer is not None:
             data["answer"] = answer
+        self._draw(verdict)          # first: the browser lays the picture out while the text arrives
         self.answer.verdict = data
         self._show_progress()
-        self._draw(verdict)
 
     def _show_progress(self) -> None:
         s = self.progress.stats(self.drill.kind)

@@ -638,6 +638,23 @@ class Lab:
         pictures inside ``region`` (their tooltip starts with ``current``)."""
         return region.evaluate(_JS_CURRENT_NODES)
 
+    def wait_current_nodes(self, region: Any, expected: list[str] | None = None,
+                           timeout: float = 10.0) -> list[str]:
+        """Wait until the pictures in ``region`` draw ``expected`` as *current* (or, without
+        ``expected``, any node), and return what they draw then.
+
+        The browser lays a picture out (viz.js) after the widget's text has changed, so a test
+        that has just seen a verdict's text waits here for the picture that goes with it.
+        """
+        deadline = time.monotonic() + timeout
+        current = self.current_nodes(region)
+        while (current != expected if expected is not None else not current):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+            current = self.current_nodes(region)
+        return current
+
     def click_button(self, region: Any, label: str | re.Pattern) -> None:
         """Click the ipywidgets button in ``region`` whose text or tooltip matches ``label``
         (a string matches case-insensitively as a whole word).

@@ -151,7 +151,7 @@ def test_a_drill_by_keyboard_explains_a_wrong_answer(lab, notebooks, axe, tmp_pa
     assert out.locator("input[aria-invalid=true]").count() == 2      # B1, and D2 left unticked
     page.wait_for_function("el => el.textContent.includes('B1 is looked at')",
                            arg=out.locator(".course-drill [aria-live]").nth(1).element_handle())
-    assert lab.current_nodes(out) == ["n_0"]  # the search stopped at B, drawn as current
+    assert lab.wait_current_nodes(out, ["n_0"]) == ["n_0"]  # the search stopped at B, drawn as current
     # the missed cut: untick B1, check again
     out.locator("#" + out.locator("input[type=checkbox]").first.get_attribute("id")).focus()
     page.keyboard.press("Space")
@@ -162,7 +162,7 @@ def test_a_drill_by_keyboard_explains_a_wrong_answer(lab, notebooks, axe, tmp_pa
     text = result.inner_text()
     assert ("At D (MIN), after child D1 returned 1, the value so far is v = 1 ≤ α = 5 (α = 5 is "
             "what MAX at A is already sure of: its child C is worth 5)") in text
-    assert lab.current_nodes(out) == ["n_2"]
+    assert lab.wait_current_nodes(out, ["n_2"]) == ["n_2"]
     violations = axe.run_axe(page, include=[".jp-OutputArea-output"])
     assert not violations, axe.describe_violations(violations)
     _shot(out, tmp_path, "23-drill-wrong.png")
@@ -407,11 +407,7 @@ def test_after_a_check_the_picture_shows_the_node_asked_and_the_leaf_row(lab, no
     page = lab.page
     page.wait_for_function("el => el.textContent.includes('right')",
                            arg=out.locator(".cd-result").element_handle(), timeout=15_000)
-    for _ in range(100):                                 # the search drawn, stopped where it decides
-        if lab.current_nodes(out):
-            break
-        time.sleep(0.1)
-    current = lab.current_nodes(out)
+    current = lab.wait_current_nodes(out)                # the search drawn, stopped where it decides
     assert current, "no node drawn as current"
     out.evaluate("(el, id) => { el.dataset.decides = id; }", current[0])
     seen = out.evaluate(_IN_VIEW)
