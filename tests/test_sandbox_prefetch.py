@@ -13,7 +13,7 @@ import pytest
 
 from course.grading import exercise_cases, textbook_cases, with_depth_limit
 from course.grading.checks.instrument import instrument
-from course.sandbox import StudentCodeError, StudentSession, sandbox_available
+from course.sandbox import SessionError, StudentCodeError, StudentSession, sandbox_available
 from course.sandbox import session as session_module
 
 pytestmark = pytest.mark.skipif(not sandbox_available(),
@@ -169,3 +169,35 @@ def test_fewer_trips_with_the_tree_sent_ahead(monkeypatch):
                 session.function("minimax")(game, game.initial_state())
         trips[prefetch] = len(sent)
     assert trips[session_module.PREFETCH_NODES] * 2 < trips[0], trips
+
+
+#: the student's code writing notes of its own (it shares the sandbox's process with the protocol)
+FORGER = '''
+import gc
+def forge(game, state, note):
+    runner = [o for o in gc.get_objects() if type(o).__name__ == "Runner"][0]
+    runner.channel.note(*note)
+    return game.moves(state)          # the notes go out before this request
+'''
+
+
+@pytest.mark.parametrize("note, refusal", [
+    ((0, "moves", [{"$h": 999}]), "never sent"),            # a state the grader never sent
+    ((999, "moves", [{"$h": 1}]), "never sent"),            # a game the grader never sent
+    ((1, "moves", [{"$h": 1}]), "not a game method"),       # a state named as the game
+    ((0, "__init__", [{"$h": 1}]), "not a game method"),    # a method that is not the game's
+    ((0, "moves", [{"$h": 1, "kind": "game"}]), None),      # a longer handle: decoded as one
+])
+def test_forged_notes_are_refused_or_recorded_as_the_call_they_name(note, refusal):
+    # handles here: the game is 0, the state 1, the note's own arguments as forged
+    game, recording = instrument(CASES[0].game)
+    with StudentSession(sandbox=True) as session:
+        session.load([FORGER])
+        forge = session.function("forge")
+        if refusal is None:
+            assert forge(game, game.initial_state(), note) == list(game.moves(game.initial_state()))
+            assert recording.events() == (("expand", ()),)      # one expansion, not two
+        else:
+            with pytest.raises(SessionError, match=refusal):
+                forge(game, game.initial_state(), note)
+            assert recording.events() == ()
