@@ -38,8 +38,13 @@ pytestmark = [pytest.mark.nbgrader, pytest.mark.slow,
 A1, NB = "a1_minimax", "minimax.ipynb"
 VALUE = "a1-minimax-value"
 
+# Hangs with SIGALRM ignored, in the two value tests only (its decision calls a search of its own):
+# two cells stopped by the grader's own wait, in each of its two gradings (issue 32's time retry).
 SILENT = ("import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
-          "def minimax_value(game, state):\n    while True:\n        pass\n")
+          "def minimax_value(game, state):\n    while True:\n        pass\n"
+          "def own_value(game, state):\n    if game.is_terminal(state):\n        return game.utility(state)\n"
+          "    values = [own_value(game, game.result(state, m)) for m in game.moves(state)]\n"
+          "    return max(values) if game.turn(state) is Player.MAX else min(values)\n")
 AMPLIFIER = "def minimax_value(game, state):\n    return [[] for _ in range(1_900_000)]\n"
 HOG = '''
 import os, time
@@ -138,7 +143,8 @@ def _class(root: Path) -> None:
     _submit(root, "extra", _solution(), extra={"notes.ipynb": MALFORMED,
                                                "more.ipynb": b"\xff\xfe not json"})
     _submit(root, "unreadable", raw=b'{"cells": [ this is not json')
-    _submit(root, "silent", _solution(replace={VALUE: lambda s: SILENT}))
+    _submit(root, "silent", _solution(replace={VALUE: lambda s: SILENT, "a1-minimax-decision": lambda s: s.replace(
+        "minimax_value(game,", "own_value(game,")}))
     _submit(root, "amplifier", _solution(replace={VALUE: lambda s: AMPLIFIER}))
     _submit(root, "hog", _solution(extra=HOG))
     _submit(root, "filler", _solution(extra=FILLER))
@@ -211,6 +217,10 @@ def test_every_attacker_has_a_row_with_its_reason(graded):
     assert "memory" in report[f"hog/{A1}"]["reason"] and report[f"hog/{A1}"]["status"] == "failed"
     # the time limit of the submission, not one that grows with its cells
     assert report[f"silent/{A1}"]["seconds"] < 45 + 60
+    # its two hanging value tests (3 points) are lost, its other tests ran and kept their points,
+    # and the grade is the second grading's (the first reached a time limit)
+    assert _gradebook_points(graded["layout"], "silent") == FULL - 3
+    assert any("graded again" in line for line in report[f"silent/{A1}"]["review"])
     assert report[f"extra/{A1}"]["status"].startswith("graded")
     assert report[f"filler/{A1}"]["status"] == "graded"       # its own files failed, nothing else
 

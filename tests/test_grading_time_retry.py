@@ -196,3 +196,65 @@ def test_an_interrupt_during_the_second_gradings_leaves_them_grading(tmp_path, m
     assert report[f"cal/{A}"]["status"] == "graded", report[f"cal/{A}"]
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "game-tree-search") as gb:
         assert gb.find_submission(A, "bea").needs_manual_grade
+
+
+# --------------------------------------------------------------- the formgrader's Autograde button
+@pytest.mark.nbgrader
+def test_the_formgraders_autograde_grades_a_time_limit_again_at_once(tmp_path, monkeypatch):
+    """The formgrader's *Autograde* button (nbgrader's API, one submission, no grading run): a
+    notebook whose grading reached a time limit is graded again at once, by itself, and that
+    second grading is its grade, as ``make autograde`` would give it; only once."""
+    from course.formgrader_guard import guard_grading_api
+    from course.grading.job import sandboxed
+    from course.grading.term.course_dir import course_layout, nbgrader_api
+
+    guard_grading_api()             # as the Jupyter server that serves the formgrader does
+    calls: list[float] = []
+    wait_for: dict[str, float] = {}
+    real = sandboxed.grade_notebook
+
+    def grade_notebook(cells, **kwargs):
+        if calls and "instant" in wait_for:        # the second grading: after the instant
+            time.sleep(max(0.0, wait_for["instant"] - time.time() + 0.5))
+        calls.append(time.time())
+        return real(cells, **kwargs)
+
+    monkeypatch.setattr(sandboxed, "grade_notebook", grade_notebook)
+    due = due_date() - dt.timedelta(hours=2)
+    term_support.CODE.update(slow_always=SLOW_ALWAYS)
+    root = tiny_class(tmp_path / "course", {"cal": ("right", "x", due), "bea": ("slow_always", "x", due)})
+    (root / "nbgrader_config.py").write_text(term_support.course_config()
+                                             + f"c.SandboxedGrade.cell_timeout = {CELL_TIMEOUT}\n")
+    ok(root, "approve-config")
+    api = nbgrader_api(course_layout(root))
+
+    def points(student: str) -> float:
+        from nbgrader.api import Gradebook
+
+        with Gradebook(f"sqlite:///{root / 'gradebook.db'}", "game-tree-search") as gb:
+            return gb.find_submission(A, student).score
+
+    del calls[:]                     # (the release's own check graded the source and the release)
+    assert api.autograde(A, "cal", force=True, create=True)["success"]
+    full = points("cal")
+    assert full > 0 and len(calls) == 1                 # a pass: graded once
+    # slow until an instant after its first grading started
+    instant = time.time() + 6
+    term_support.CODE.update(slow_until=_slow_until(instant))
+    term_support.hand_in(root, "amy", "slow_until", "x", due)
+    wait_for["instant"] = instant
+    del calls[:]
+    result = api.autograde(A, "amy", force=True, create=True)
+    assert result["success"], result
+    assert calls[0] < instant - 1, "the machine is too slow for this test"
+    assert len(calls) == 2 and calls[1] >= instant, calls
+    assert points("amy") == full, result["log"][-2000:]   # the second grading counts
+    assert "graded again" in result["log"] and "t1-test-square" in result["log"]
+    assert "slow there" not in result["log"]
+    # slow every time: exactly two gradings, and the test fails
+    del wait_for["instant"], calls[:]
+    result = api.autograde(A, "bea", force=True, create=True)
+    assert result["success"], result
+    assert len(calls) == 2 and points("bea") == 0, calls
+    assert "reached a time limit again" in result["log"]
+

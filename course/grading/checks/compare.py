@@ -43,7 +43,7 @@ from ...game import Player
 from ...search import alphabeta, bab, expectimax, minimax, naive_epsilon, star1
 from ...search.result import SearchResult, bounds_text
 from ...trees import TreeGame
-from .values import fmt, same_number
+from .values import fmt, same_move, same_number
 from .cases import Case, as_cases
 from .failures import (
     GradingFailure,
@@ -1004,7 +1004,7 @@ def _compare_move(comp: Comparison, ref: SearchResult) -> None:
         return
     moves = list(game.moves(root))
     expected = moves[ref.move]
-    index = next((i for i, m in enumerate(moves) if _same_move(m, move)), None)
+    index = next((i for i, m in enumerate(moves) if same_move(m, move)), None)
     if index is None:
         comp.problems.append((WrongMove, (
             f"you returned the move {move!r}, which is not one of the root's moves {moves!r}; "
@@ -1023,15 +1023,6 @@ def _compare_move(comp: Comparison, ref: SearchResult) -> None:
             f"you chose the move {move!r} (child {index}), the reference {expected!r} (child "
             f"{ref.move}).\nThe rule: {rule}. The reference's root children "
             f"({player.name} to move): {children}.{searched}")))
-
-
-def _same_move(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) != isinstance(b, bool):
-        return False
-    try:
-        return bool(a == b)
-    except Exception:  # noqa: BLE001 - a strange move object simply does not match
-        return False
 
 
 def _leaf_value(case: Case, path: tuple, cache: dict) -> Any:

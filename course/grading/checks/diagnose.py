@@ -54,6 +54,7 @@ from ...search.ordering import make_orderer
 from ...trees import TreeGame
 from .cases import Case, EvaluatedGame
 from .instrument import EXPAND, LEAF
+from .values import same_move
 
 __all__ = ["Mistake", "MISTAKES", "Simulation", "simulate", "diagnose", "Diagnosis", "reproduces",
            "window_hint", "bounded_hint", "Practice", "practice", "record_practice", "model_answer", "catches",
@@ -512,18 +513,9 @@ def _matches(sim: Simulation, task: Any, events: tuple, returned: Any) -> bool:
     if task.returns == "value":
         return _same(returned, sim.value)
     if task.returns == "decision":
-        return _same(returned[0], sim.value) and _same_move(returned[1], sim.move)
+        return _same(returned[0], sim.value) and same_move(returned[1], sim.move)
     return (_same(returned[0], sim.lower) and _same(returned[1], sim.upper)
-            and _same_move(returned[2], sim.move))
-
-
-def _same_move(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) != isinstance(b, bool):
-        return False
-    try:
-        return bool(a == b)
-    except Exception:  # noqa: BLE001 - a strange move object simply does not match
-        return False
+            and same_move(returned[2], sim.move))
 
 
 def _family(task: Any) -> str:
@@ -715,7 +707,7 @@ def _shows_returns(mistake: Mistake, sim: Simulation, base: Simulation, case: Ca
 
 def _shows_move(mistake: Mistake, sim: Simulation, base: Simulation, case: Case,
                 family: str) -> tuple[str, Path | None] | None:
-    if _same_move(sim.move, base.move):
+    if same_move(sim.move, base.move):
         return None
     return (f"Where it shows: your search chose the move {sim.move!r}, the reference "
             f"{base.move!r}.", ())

@@ -1,4 +1,4 @@
-"""How the grader writes and compares numbers: the one place both the comparison
+"""How the grader writes and compares numbers and moves: the one place both the comparison
 (:mod:`.compare`) and the diagnosis of mistakes (:mod:`.diagnose`) take them from.
 
 Exact where the searches are exact (ints, fractions), with a relative tolerance once a float is
@@ -12,7 +12,7 @@ from fractions import Fraction
 from numbers import Real
 from typing import Any
 
-__all__ = ["fmt", "same_number"]
+__all__ = ["fmt", "same_number", "same_move"]
 
 
 def fmt(x: Any) -> str:
@@ -46,3 +46,17 @@ def same_number(a: Any, b: Any) -> bool:
             return a == b
         return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
     return a == b
+
+
+def same_move(a: Any, b: Any) -> bool:
+    """The same move: equal, never a bool for a number, and a move whose ``==`` fails is no match.
+
+    >>> same_move("L", "L"), same_move(1, True), same_move((0, 1), (0, 1)), same_move(1, "1")
+    (True, False, True, False)
+    """
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - a strange move object simply does not match
+        return False
