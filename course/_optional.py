@@ -92,3 +92,27 @@ class Values(tuple):
     def tolist(self) -> list:
         """The numbers as a new list."""
         return list(self)
+
+
+#: What :func:`skip_unused_format_checks` keeps from being imported: jsonschema's checker of the
+#: ``iri`` string format (rfc3987-syntax, installed with Jupyter by ``jsonschema[format-nongpl]``)
+#: builds a Lark grammar when it is imported, about 0.8 s of CPU.
+UNUSED_FORMAT_CHECKERS = ("rfc3987_syntax",)
+
+
+def skip_unused_format_checks() -> bool:
+    """Keep jsonschema from importing checkers of string formats the grading never validates.
+
+    jsonschema (imported by nbformat and nbgrader) imports, when it is installed, a checker for
+    each string format it knows.  The ``iri`` checker's module builds a parser grammar on import:
+    about 0.8 s of every grading command's and every grading worker's start, to check a format
+    that no schema the grading uses has (nbformat's and nbgrader's have no ``format``).  Called
+    first thing by ``python -m course.grading`` and by a grading worker; a process that imported
+    jsonschema already (a Jupyter server) is left as it is.  Returns True if it took effect
+    (``tests/test_startup_imports.py``).
+    """
+    if "jsonschema" in sys.modules:
+        return False
+    for name in UNUSED_FORMAT_CHECKERS:
+        sys.modules.setdefault(name, None)      # ``import name`` then raises ImportError
+    return True

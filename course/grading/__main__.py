@@ -47,7 +47,10 @@ import sys
 from pathlib import Path
 from collections.abc import Sequence
 
+from .._optional import skip_unused_format_checks
 from ..errors import CourseError
+
+skip_unused_format_checks()      # before nbgrader (and jsonschema) are imported: 0.8 s a command
 
 __all__ = ["main", "build_parser"]
 

@@ -29,7 +29,11 @@ import sys
 import time
 from collections.abc import Sequence
 
-from ..term.course_dir import FileLock, load_course_config
+from ..._optional import skip_unused_format_checks
+
+skip_unused_format_checks()      # before nbgrader (and jsonschema) are imported: 0.8 s a worker
+
+from ..term.course_dir import FileLock, load_course_config  # noqa: E402
 
 __all__ = ["main", "lighter_nbgrader"]
 
