@@ -119,8 +119,15 @@ def test_a_process_left_behind_by_a_test_is_gone_in_the_next(ending):
              "            time.sleep(60)\n"
              "        os._exit(0)\n"
              f"    {'raise RuntimeError(1)' if ending == 'raises' else 'return 1'}\n"
-             "def count():\n"
-             "    return len([p for p in os.listdir('/proc') if p.isdigit()])\n"]
+             "def state(p):\n"
+             "    try:\n"
+             "        with open(f'/proc/{p}/stat', 'rb') as f:\n"
+             "            return f.read().rsplit(b')', 1)[1].split()[0]\n"
+             "    except OSError:\n"
+             "        return b'gone'\n"
+             "def count():\n"               # live processes: a killed one is a zombie until the
+             "    return len([p for p in os.listdir('/proc')\n"      # sandbox's PID 1 reaps it
+             "                if p.isdigit() and state(p) not in (b'Z', b'gone')])\n"]
     with StudentSession() as session:
         session.load(cells)
         count = session.function("count")
