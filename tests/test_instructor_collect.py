@@ -126,3 +126,21 @@ def test_the_command_prints_the_warnings(course, tmp_path, capsys):
     captured = capsys.readouterr()
     assert "WARNING: lovelaceada/a1_minimax/minimax.ipynb: two files in the zip" in captured.out
     assert "1 refused:" in captured.err and "lovelaceada_1234_5678_minimax.ipynb" in captured.err
+
+
+def test_the_command_collects_into_the_course_given_by_root(course, tmp_path, monkeypatch, capsys):
+    """``--root DIR collect-zip`` files the zip into DIR's ``submitted/`` (where autograde reads it
+    and where versions are kept), not into a ``submitted/`` of the current directory."""
+    from course.grading.__main__ import main
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    archive = _zip(tmp_path / "lms.zip", [("lovelaceada_1234_5678_minimax.ipynb", MARCH, _nb("ada"))])
+    assert main(["--root", str(course), "collect-zip", str(archive), "--timezone", "UTC",
+                 "--assignment", "a1_minimax"]) == 0
+    assert not (elsewhere / "submitted").exists()
+    written = course / "submitted" / "lovelaceada" / "a1_minimax" / "minimax.ipynb"
+    assert json.loads(written.read_text())["metadata"]["tag"] == "ada"
+    assert list((course / "versions" / "lovelaceada" / "a1_minimax").glob("001-*"))
+    assert f"1 files collected into {course.resolve() / 'submitted'}" in capsys.readouterr().out

@@ -78,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("collect-zip", help="unpack a zip of submissions (exit status 1 if anything "
                                            "was refused or ambiguous, or a roster student got nothing)")
     p.add_argument("zip")
-    p.add_argument("--submissions", default="submitted")
+    p.add_argument("--submissions", default=None,
+                   help="default: nbgrader's submitted/ of the course directory (--root)")
     p.add_argument("--assignment", default=None,
                    help="the assignment the zip is for (needed when two assignments share a "
                         "notebook name)")
@@ -255,7 +256,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 print(console_text(f"{student}/{assignment}/{name}"))
             for note in done.notes:
                 print(f"note: {console_text(note)}")
-            print(f"{len(done.collected)} files collected into {args.submissions}; "
+            print(f"{len(done.collected)} files collected into {done.destination}; "
                   f"{len(done.refused)} refused, {len(done.ambiguous)} ambiguous, "
                   f"{len(done.ignored)} ignored")
             if done.warning():

@@ -264,6 +264,8 @@ class ZipImport:
     """Submissions kept or replaced over another, and other remarks."""
     roster: Path | None = None
     """The roster used (None: there was none)."""
+    destination: Path | None = None
+    """The submissions folder the files were written to."""
 
     @property
     def ok(self) -> bool:
@@ -520,7 +522,7 @@ def _safe_folder(destination: Path, student: str, assignment: str) -> Path:
     return folder
 
 
-def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "submitted", *,
+def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike | None = None, *,
                 root: str | os.PathLike = ".", assignment: str | None = None,
                 timezone: str | None = None, file_as: Mapping[str, str] | None = None,
                 log: Any = None) -> ZipImport:
@@ -532,8 +534,9 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
     Parameters
     ----------
     zip_path : path
-    submissions : path
-        Destination folder (created if needed).
+    submissions : path, optional
+        Destination folder (created if needed); default: the course's ``submitted/``
+        (nbgrader's, under ``root``).  A relative path is taken from the current directory.
     root : path
         The course directory (its assignments, notebooks and ``roster.csv``).
     assignment : str, optional
@@ -576,7 +579,7 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
     if assignment is not None and assignment not in assignments:
         raise WorkflowError(f"unknown assignment {assignment!r}; the assignments are {', '.join(assignments)}")
     roster = course_roster(layout.root)
-    destination = Path(submissions)
+    destination = Path(submissions) if submissions is not None else layout.submitted
     if not destination.is_absolute():
         destination = Path.cwd() / destination
     owners: dict[str, list[str]] = {}
@@ -593,7 +596,7 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike = "s
                                 f"{', '.join(sorted(nb + '.ipynb' for nb in owners))})")
         renamed_as[entry.replace("\\", "/")] = stem
     say = console_log(log) if log is not None else (lambda line: None)   # entry names are the students'
-    result = ZipImport(roster=roster.path if roster is not None else None)
+    result = ZipImport(roster=roster.path if roster is not None else None, destination=destination)
     # into the course's own submitted/: every version is kept (course/grading/term/versions.py)
     managed = destination.resolve() == layout.submitted.resolve()
     kept_before: set[tuple[str, str]] = set()
