@@ -195,6 +195,28 @@ def test_the_guide_shows_these_commands():
     assert re.search(r"hours_late.*late_penalty", text)
 
 
+def test_the_example_class_prints_commands_that_run_from_a_plain_shell(tmp_path, monkeypatch):
+    """``example-class`` ends with the commands that grade the class: they must run as printed
+    from a shell that never activated ``.venv`` (``make install`` activates nothing), where a bare
+    ``python`` is not the course's."""
+    import subprocess
+
+    from test_instructor_lab import clean_env
+
+    monkeypatch.chdir(tmp_path)
+    status, out = _run("example-class", "class")
+    assert status == 0, out
+    commands = out.split("Grade it:\n", 1)[1].splitlines()
+    assert commands and all(line.startswith("  ") for line in commands), out
+    # the grades command alone (autograde's sandboxes are tested elsewhere): it reads the class
+    script = " && ".join(line.strip() for line in commands if " autograde" not in line and " feedback" not in line)
+    done = subprocess.run(script, shell=True, cwd=tmp_path, env=clean_env(tmp_path / "home"),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (script, done.stdout, done.stderr)
+    rows = (tmp_path / "class" / "grades.csv").read_text(encoding="utf-8").splitlines()
+    assert sorted(row.split(",")[0] for row in rows[1:]) == ["ada", "alan", "barbara", "grace"]
+
+
 def test_the_example_class_grades_as_the_adoption_page_says(tmp_path):
     from course.grading.term.example_class import example_class
 

@@ -373,9 +373,17 @@ def _main(argv: Sequence[str] | None) -> int:
             root = example_class(args.folder)
             for student, (what, when) in EXAMPLE_STUDENTS.items():
                 print(f"submitted/{student}/a1_minimax: {what} ({when})")
+            # commands to paste into a shell that never activated .venv: this interpreter, by path
+            import os
+            import shlex
+
+            python = os.path.relpath(sys.executable)
+            python = python if not python.startswith("..") else sys.executable
+            run = f"{shlex.quote(python)} -m course.grading --root {shlex.quote(str(root))}"
+            grades_csv = shlex.quote(str(Path(root) / "grades.csv"))
             print(f"an example class in {root} (a1_minimax due 2026-12-01 17:00 UTC, 10 % off per day "
-                  f"late). Grade it:\n  cd {root}\n  python -m course.grading autograde\n"
-                  "  python -m course.grading feedback\n  python -m course.grading grades")
+                  f"late). Grade it:\n  {run} autograde\n  {run} feedback\n"
+                  f"  {run} grades --output {grades_csv}")
         elif args.command == "remove-student":
             from .term import remove_student
 
