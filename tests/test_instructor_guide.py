@@ -228,6 +228,8 @@ def test_the_example_class_grades_as_the_adoption_page_says(tmp_path):
     page = (ROOT / "docs" / "instructor" / "adopt.md").read_text(encoding="utf-8")
     for student, line in lines.items():
         assert line.split("[")[0].rstrip() in page, line
+    audit = [line for line in out.splitlines() if line.startswith("copy audit:")]
+    assert len(audit) == 1 and audit[0] in page, audit
     rows = _grades(root)
     assert float(rows[("barbara", A1)]["late_penalty"]) == pytest.approx(1.8)
     assert set(rows) == {(s, A1) for s in ("ada", "grace", "alan", "barbara")}
