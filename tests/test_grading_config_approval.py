@@ -202,3 +202,20 @@ def test_the_formgraders_autograde_button_takes_the_course_lock(course):
     result = api.autograde(A1, "mallory")
     assert "busy" not in result.get("error", "") + result.get("log", "")
     assert not marker.exists()
+
+
+def test_grades_say_when_the_rules_they_apply_are_not_approved(tmp_path, capsys):
+    """``grades`` applies the late rule and resubmission policy of ``nbgrader_config.py`` as the
+    file is now, while autograde and feedback refuse a file changed since it was approved: the
+    instructor is told that this grades.csv follows rules not approved yet."""
+    from course.grading.__main__ import main
+
+    root = copy_course(tmp_path / "course")
+    out = ["--root", str(root), "grades", "--output", str(tmp_path / "grades.csv")]
+    assert main(out) == 0
+    assert "approve" not in capsys.readouterr().err
+    with (root / "nbgrader_config.py").open("a") as handle:
+        handle.write('\nc.TermPolicy.late_penalty_base = "autograded"\n')
+    assert main(out) == 0
+    err = capsys.readouterr().err
+    assert "WARNING: " in err and "changed since it was approved" in err and "approve-config" in err

@@ -317,6 +317,16 @@ def _main(argv: Sequence[str] | None) -> int:
                 status = 1
         elif args.command == "grades":
             warn = lambda line: print(f"WARNING: {line}", file=sys.stderr)  # noqa: E731
+            from .job.approval import ConfigNotApproved, check_config_approved
+
+            try:
+                check_config_approved(args.root)
+            except ConfigNotApproved as exc:
+                # the late rule and resubmission policy below are read from the file as it is now
+                first = str(exc).splitlines()[0].split("; grading stops")[0].split(". It decides")[0]
+                warn(f"{first}: these grades apply its late rule and resubmission policy as they are "
+                     "now, which autograde and feedback refuse until you approve them (make "
+                     "approve-config shows what changed)")
             if args.format == "csv":
                 path = grades(args.root, args.output or "grades.csv", log=warn)
             else:
