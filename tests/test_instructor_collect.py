@@ -144,3 +144,23 @@ def test_the_command_collects_into_the_course_given_by_root(course, tmp_path, mo
     assert json.loads(written.read_text())["metadata"]["tag"] == "ada"
     assert list((course / "versions" / "lovelaceada" / "a1_minimax").glob("001-*"))
     assert f"1 files collected into {course.resolve() / 'submitted'}" in capsys.readouterr().out
+
+
+def test_an_undated_resubmission_of_an_earlier_file_is_the_latest_version(course, tmp_path):
+    """Canvas's zips carry no submission times: a student who hands in A, then B, then A again
+    has A as their latest.  The third A used to be taken for version 1 (same content), so the
+    policy "latest" chose B, and autograde put B back into submitted/."""
+    from course.grading.term.policies import choose_version
+    from course.grading.term.versions import versions
+
+    for n, tag in enumerate(("A", "B", "A"), start=1):
+        archive = _zip(tmp_path / f"canvas{n}.zip", [(f"lovelaceada_1234_56{n}_minimax.ipynb", MARCH, _nb(tag))])
+        collect_zip(archive, root=course, assignment="a1_minimax")      # Canvas: no times
+    submitted = course / "submitted" / "lovelaceada" / "a1_minimax" / "minimax.ipynb"
+    assert json.loads(submitted.read_text())["metadata"]["tag"] == "A"
+    found = versions(course, "lovelaceada", "a1_minimax")
+    latest = choose_version("latest", found)
+    assert json.loads((latest.path / "minimax.ipynb").read_text())["metadata"]["tag"] == "A"
+    # the same zip again is no new hand-in
+    collect_zip(tmp_path / "canvas3.zip", root=course, assignment="a1_minimax")
+    assert len(versions(course, "lovelaceada", "a1_minimax")) == len(found)

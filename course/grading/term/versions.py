@@ -135,11 +135,13 @@ def versions(root: str | os.PathLike, student: str, assignment: str) -> list[Ver
 
 
 def keep_version(root: str | os.PathLike, student: str, assignment: str,
-                 folder: str | os.PathLike) -> Version:
+                 folder: str | os.PathLike, *, handed_in: bool = False) -> Version:
     """Keep ``folder`` (a submission of ``student``'s ``assignment``) as a version, if it is new.
 
     Idempotent: a folder whose content (files and ``timestamp.txt``) is a version already
-    returns that version.
+    returns that version -- unless ``handed_in`` says the folder was just handed in again and
+    that version is not the last one handed in: then it is a new version, the latest (an undated
+    file of an LMS zip that is the same as an earlier one, after another: A, B, then A again).
 
     Raises
     ------
@@ -151,8 +153,9 @@ def keep_version(root: str | os.PathLike, student: str, assignment: str,
     root, folder = Path(root), Path(folder)
     content = content_sha(folder)
     known = versions(root, student, assignment)
+    last = max(known, key=lambda v: v.sort_key(), default=None)
     for version in known:
-        if version.content == content:
+        if version.content == content and not (handed_in and version is not last):
             return version
     store = _store(root, student, assignment)
     store.mkdir(parents=True, exist_ok=True)

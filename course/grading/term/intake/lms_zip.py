@@ -486,16 +486,20 @@ def _keep_before(root: Path, student: str, assignment: str, folder: Path,
 
 
 def _keep_versions(root: Path, destination: Path, written: set[tuple[str, str]],
-                   earlier: list[tuple[str, str, str, bytes, _dt.datetime]], say: Any) -> None:
+                   earlier: list[tuple[str, str, str, bytes, _dt.datetime]], say: Any,
+                   undated: set[tuple[str, str]] = frozenset()) -> None:
     """Keep what the zip wrote, and each of its files older than the submission already there
-    (that submission with this file, at the file's date), as versions."""
+    (that submission with this file, at the file's date), as versions.  A folder in ``undated``
+    (changed by files without a time) is a new hand-in even if an earlier version had its
+    content: it is the latest."""
     import shutil
 
     from ..versions import keep_version
 
     for student, assignment_id in sorted(written):
         try:
-            keep_version(root, student, assignment_id, destination / student / assignment_id)
+            keep_version(root, student, assignment_id, destination / student / assignment_id,
+                         handed_in=(student, assignment_id) in undated)
         except Exception as exc:  # noqa: BLE001 - kept at the next autograde, or named there
             say(f"{student}/{assignment_id}: not kept as a version yet ({exc})")
     for student, assignment_id, filename, body, when in earlier:
@@ -854,7 +858,8 @@ def collect_zip(zip_path: str | os.PathLike, submissions: str | os.PathLike | No
         when = max(when, before) if before else when
         (folder / "timestamp.txt").write_text(when.strftime("%Y-%m-%d %H:%M:%S") + "\n", encoding="utf-8")
     if managed:
-        _keep_versions(layout.root, destination, set(stamps) | undated_folders, earlier, say)
+        _keep_versions(layout.root, destination, set(stamps) | undated_folders, earlier, say,
+                       undated=undated_folders - set(stamps))
     if roster is not None:
         seen = {(s, a) for s, a, _, _ in result.collected}
         if assignment is not None:
