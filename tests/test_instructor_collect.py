@@ -164,3 +164,36 @@ def test_an_undated_resubmission_of_an_earlier_file_is_the_latest_version(course
     # the same zip again is no new hand-in
     collect_zip(tmp_path / "canvas3.zip", root=course, assignment="a1_minimax")
     assert len(versions(course, "lovelaceada", "a1_minimax")) == len(found)
+
+
+def test_an_undated_file_collected_after_a_dated_version_is_the_latest(course, tmp_path):
+    """lms.md: a file without a time (a Canvas zip) is taken as the latest.  After a version with
+    a time (the exchange, a zip read with --timezone) it used to count as the *oldest* (versions
+    without a time sorted first), so "latest" chose the earlier, dated version; now an undated
+    version stands at the time it was collected, after every version handed in before that."""
+    from course.grading.term.policies import choose_version
+    from course.grading.term.versions import versions
+
+    dated = _zip(tmp_path / "dated.zip", [("lovelaceada_1234_561_minimax.ipynb", MARCH, _nb("A"))])
+    collect_zip(dated, root=course, assignment="a1_minimax", timezone="UTC")
+    undated = _zip(tmp_path / "canvas.zip", [("lovelaceada_1234_562_minimax.ipynb", MARCH, _nb("B"))])
+    collect_zip(undated, root=course, assignment="a1_minimax")                     # Canvas: no times
+    found = versions(course, "lovelaceada", "a1_minimax")
+    assert [v.timestamp is None for v in found] == [False, True]
+    import datetime as dt
+
+    for policy in ("latest", "latest-before-due"):          # (an undated file is never late)
+        chosen = choose_version(policy, found, due=dt.datetime(2030, 1, 1))
+        assert json.loads((chosen.path / "minimax.ipynb").read_text())["metadata"]["tag"] == "B", policy
+    # a version handed in (with its time: the exchange) after the undated one was collected
+    # comes after it
+    from course.grading.term.versions import keep_version
+
+    folder = tmp_path / "exchange" / "lovelaceada" / "a1_minimax"
+    folder.mkdir(parents=True)
+    (folder / "minimax.ipynb").write_bytes(_nb("C"))
+    soon = dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=2)
+    (folder / "timestamp.txt").write_text(soon.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
+    keep_version(course, "lovelaceada", "a1_minimax", folder)
+    chosen = choose_version("latest", versions(course, "lovelaceada", "a1_minimax"))
+    assert json.loads((chosen.path / "minimax.ipynb").read_text())["metadata"]["tag"] == "C"

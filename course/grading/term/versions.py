@@ -55,6 +55,8 @@ class Version:
     """SHA-256 of its files without ``timestamp.txt``: what grading runs (:mod:`.inputs`)."""
     content: str
     """SHA-256 of its files with ``timestamp.txt``: what makes it a version of its own."""
+    kept_at: _dt.datetime | None = None
+    """When the course kept it (naive UTC); None in a store older than that record."""
 
     def when(self) -> str:
         """``2026-12-02 18:15:00 UTC`` (or ``no time recorded``)."""
@@ -63,8 +65,14 @@ class Version:
         return self.timestamp.isoformat(sep=" ", timespec="seconds") + " UTC"
 
     def sort_key(self) -> tuple:
-        """Order of hand-in: by time, versions without one first, then by number."""
-        return (self.timestamp or _dt.datetime.min, self.number)
+        """Order of hand-in: by the time handed in, then by number.
+
+        A version without a time (an LMS zip's undated file, which holds the LMS's latest
+        submission when it was downloaded: docs/instructor/lms.md) stands at the time the
+        course kept it: after every version handed in before it was collected, before any
+        handed in later.  Without that record (an older store), first.
+        """
+        return (self.timestamp or self.kept_at or _dt.datetime.min, self.number)
 
 
 def _entries(folder: Path) -> list[Path]:
@@ -130,8 +138,21 @@ def versions(root: str | os.PathLike, student: str, assignment: str) -> list[Ver
         stamp = data.get("timestamp")
         found.append(Version(student, assignment, int(data["number"]), folder.name, folder,
                              _dt.datetime.fromisoformat(stamp) if stamp else None,
-                             data["files"], data["content"]))
+                             data["files"], data["content"], _kept_at(data.get("kept_at"))))
     return sorted(found, key=lambda v: v.number)
+
+
+def _kept_at(text: object) -> _dt.datetime | None:
+    """A version's ``kept_at`` record as naive UTC (None if absent or unreadable)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        when = _dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if when.tzinfo is not None:
+        when = when.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+    return when
 
 
 def keep_version(root: str | os.PathLike, student: str, assignment: str,
