@@ -181,3 +181,31 @@ def test_the_same_notebook_handed_in_earlier_is_an_earlier_version(course):
     bob = grades(course)[1][("bob", A)]
     assert (bob["late_penalty"], bob["submitted_at"]) == \
         ("0", (DUE - dt.timedelta(hours=2)).strftime("%Y-%m-%d %H:%M:%S UTC"))
+
+
+@pytest.mark.nbgrader
+def test_an_edit_of_submitted_undone_by_hand_is_graded_as_undone(tmp_path):
+    """troubleshooting.md, "A renamed notebook": the instructor edits ``submitted/`` in place (a
+    rename), grades, then undoes the edit and grades again.  The folder's content is then that of
+    version 1 again; it used to be taken for version 1, so "latest" chose version 2 (the edit)
+    and autograde put the renamed notebook back: 0 points.  A folder changed since the term
+    filled it is a hand-in of its own, the latest."""
+    from term_support import NB, tiny_class
+
+    due = due_date() - dt.timedelta(hours=2)
+    root = tiny_class(tmp_path / "course", {"amy": ("right", "x", due)})
+    folder = root / "submitted" / "amy" / A
+    ok(root, "autograde")
+    _, rows = grades(root)
+    full = float(rows[("amy", A)]["autograded_score"])
+    assert full > 0
+    (folder / f"{NB}.ipynb").rename(folder / "my answers.ipynb")            # the edit
+    ok(root, "autograde")
+    assert float(grades(root)[1][("amy", A)]["autograded_score"]) == 0
+    (folder / "my answers.ipynb").rename(folder / f"{NB}.ipynb")            # undone
+    ok(root, "autograde")
+    assert (folder / f"{NB}.ipynb").exists() and not (folder / "my answers.ipynb").exists()
+    assert float(grades(root)[1][("amy", A)]["autograded_score"]) == full
+    # and nothing changes when it is graded again
+    ok(root, "autograde")
+    assert (folder / f"{NB}.ipynb").exists()

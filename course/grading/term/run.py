@@ -119,8 +119,10 @@ class TermRun:
                     pending.sort(key=lambda v: v.name == last.name)
                 version = pending[0] if pending else self.book.choose(gb, student, assignment, found, due)[0]
                 materialise(self.layout.submitted, version)
+                self.book.note_filled(student, assignment, version)
                 self.plan[(student, assignment)] = version
                 todo.add((student, assignment))
+        self.book.state.save()           # what the term put in submitted/, before it is graded
         self.todo = todo
         self.passes += 1
 

@@ -180,11 +180,32 @@ class TermBook:
                 seen[(student, assignment)] = "refused"
                 continue
             try:
-                keep_version(self.layout.root, student, assignment, folder)
+                keep_version(self.layout.root, student, assignment, folder,
+                             handed_in=self._changed_since_filled(student, assignment, folder))
                 seen[(student, assignment)] = "kept"
             except Exception:  # noqa: BLE001 - UnsafeSubmission, OSError: autograde names it
                 seen[(student, assignment)] = "refused"
         return seen
+
+    def _changed_since_filled(self, student: str, assignment: str, folder: Path) -> bool:
+        """Whether ``folder`` differs from the version the term last put there: then whatever is
+        in it was handed in (collected, or edited by hand) after that version, and is the latest
+        even if an earlier version had the same content (an edit undone: A, B, then A again)."""
+        from .versions import content_sha
+
+        entry = self.state.get(student, assignment)
+        shown = entry.get("filled") or entry.get("version")
+        if not shown:
+            return False
+        last = next((v for v in versions(self.layout.root, student, assignment) if v.name == shown), None)
+        return last is not None and content_sha(folder) != last.content
+
+    def note_filled(self, student: str, assignment: str, version: Version) -> None:
+        """Remember that the term put ``version`` in ``submitted/`` (to grade it, or as the one
+        that counts): what is there later and differs from it was handed in after it."""
+        entry = dict(self.state.get(student, assignment))
+        entry["filled"] = version.name
+        self.state.set(student, assignment, entry)
 
     def harvest(self, gb, student: str, assignment: str) -> None:
         """Read the hand grades given in the formgrader to the answers the gradebook shows."""
@@ -327,6 +348,7 @@ class TermBook:
         out.sandboxed = bool(result.record.get("sandboxed", True))
         if restore:
             materialise(self.layout.submitted, chosen)
+            self.note_filled(student, assignment, chosen)
             shown = self.state.get(student, assignment)
             if self.fresh.get((student, assignment)) == (result.key, chosen.name):
                 shown = {"key": result.key, "version": chosen.name}     # just graded: shown
@@ -366,7 +388,8 @@ class TermBook:
             if before.get("key") == result.key and before.get("totals") \
                     and before["totals"].get("score") != totals["score"]:
                 out.recomputed = _what_changed(before["totals"], totals, chosen, extension, found)
-            self.state.set(student, assignment, {"key": result.key, "version": chosen.name, "totals": totals})
+            self.state.set(student, assignment, {"key": result.key, "version": chosen.name, "totals": totals,
+                                                 "filled": chosen.name})
         return out
 
     def _settle_unversioned(self, gb, out: Settled, entry: dict, sub) -> Settled:
