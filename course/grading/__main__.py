@@ -323,8 +323,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 check_config_approved(args.root)
             except ConfigNotApproved as exc:
                 # the late rule and resubmission policy below are read from the file as it is now
-                first = str(exc).splitlines()[0].split("; grading stops")[0].split(". It decides")[0]
-                warn(f"{first}: these grades apply its late rule and resubmission policy as they are "
+                warn(f"{exc.summary}: these grades apply its late rule and resubmission policy as they are "
                      "now, which autograde and feedback refuse until you approve them (make "
                      "approve-config shows what changed)")
             if args.format == "csv":

@@ -75,7 +75,15 @@ APPROVE_COMMAND = "python -m course.grading approve-config (make approve-config)
 
 
 class ConfigNotApproved(CourseError):
-    """The nbgrader configuration differs from what the instructor approved."""
+    """The nbgrader configuration differs from what the instructor approved.
+
+    ``summary`` says what is wrong in one clause (``"... has not been approved for grading
+    yet"``), for a warning that gives its own advice.
+    """
+
+    def __init__(self, message: str, summary: str = "") -> None:
+        super().__init__(message)
+        self.summary = summary or message.splitlines()[0]
 
 
 class SandboxPolicyError(CourseError):
@@ -223,13 +231,15 @@ def check_config_approved(root: str | os.PathLike) -> Approval:
     if approval is None:
         raise ConfigNotApproved(
             f"{path} has not been approved for grading yet. It decides how students' code is run: "
-            f"review it, then run {APPROVE_COMMAND} in {path.parent}")
+            f"review it, then run {APPROVE_COMMAND} in {path.parent}",
+            summary=f"{path} has not been approved for grading yet")
     if approval.sha256 != sha:
         diff = config_diff(root)
         shown = "\n".join(diff.splitlines()[:40])
         raise ConfigNotApproved(
             f"{path} changed since it was approved ({approval.approved_at}, by {approval.approved_by}); "
-            f"grading stops until you approve it again with {APPROVE_COMMAND}. What changed:\n{shown}")
+            f"grading stops until you approve it again with {APPROVE_COMMAND}. What changed:\n{shown}",
+            summary=f"{path} changed since it was approved ({approval.approved_at}, by {approval.approved_by})")
     return approval
 
 
