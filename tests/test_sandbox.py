@@ -68,6 +68,15 @@ def test_values_cross_exactly():
                                                    None, True)
 
 
+def test_a_fraction_from_the_grader_arrives_without_fractions_imported_first():
+    # fractions is imported in the sandbox only when a fraction arrives (3 ms of every start)
+    session, (result,) = run(["import sys\nprint('fractions' in sys.modules)\n"
+                              "def f(x):\n    return type(x).__name__, x * 3, x"])
+    with session:
+        assert result.stdout == "False\n"
+        assert session.function("f")(Fraction(1, 3)) == ("Fraction", Fraction(1), Fraction(1, 3))
+
+
 def test_player_and_state_identity():
     game = parse_tree([[3, 12], [2, 4]])
     session, _ = run(["from course import Player\n"
