@@ -214,6 +214,25 @@ def test_no_network():
     assert "connected" not in out and not accepted
 
 
+USERNS = ("import ctypes, os\n"
+          "libc = ctypes.CDLL(None, use_errno=True)\n"
+          "if libc.unshare(0x10000000) == 0:                    # CLONE_NEWUSER\n"
+          "    print('made', libc.unshare(0x40000000 | 0x00020000) == 0)  # then network, mounts\n"
+          "else:\n"
+          "    print('refused', os.strerror(ctypes.get_errno()))\n")
+
+
+def test_no_user_namespace_can_be_made_inside():
+    # a user namespace of its own gives the code every capability over new network and mount
+    # namespaces (nf_tables, mounts of many file systems): the kernel's most attacked surface
+    from course.sandbox import bwrap
+
+    if not bwrap.disables_userns(bwrap.bwrap_path()):
+        pytest.skip("this bubblewrap (older than 0.8.0) cannot forbid user namespaces inside")
+    out, _ = printed([USERNS])
+    assert out.startswith("refused"), out
+
+
 # -- damage, persistence, exhaustion -------------------------------------------------------------------
 def test_writing_the_course_or_site_packages_fails():
     import site

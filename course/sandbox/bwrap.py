@@ -9,7 +9,9 @@ what the code sees     how
 =====================  ======================================================================
 its own namespaces     ``--unshare-all``: user, PID (every process it starts dies with the
                        job: ``--die-with-parent``, and bwrap is PID 1 of the namespace),
-                       network (no network at all: only its own empty loopback), IPC, UTS
+                       network (no network at all: only its own empty loopback), IPC, UTS;
+                       it can make no user namespace of its own (``--disable-userns``,
+                       bubblewrap 0.8.0 and later: no capabilities over new namespaces)
 no privileges          ``--cap-drop ALL``, an unprivileged uid, ``--new-session`` (no terminal);
                        a grader running as root starts it as ``nobody``
 the Python runtime     ``/usr`` and the course environment's own Python (the one the
@@ -45,7 +47,7 @@ from pathlib import Path
 __all__ = ["Limits", "Layout", "sandbox_layout", "SandboxUnavailable", "PackagesUnavailable",
            "bwrap_path", "sandbox_command", "check_sandbox", "limit_resources", "sandbox_tmp",
            "sandbox_reach", "student_packages", "packages_problem", "reachable", "private_views",
-           "descendants", "INSIDE", "SANDBOX_UID"]
+           "descendants", "disables_userns", "INSIDE", "SANDBOX_UID"]
 
 INSIDE = Path(__file__).with_name("inside.py")
 """The program run inside the sandbox."""
@@ -316,6 +318,20 @@ def sandbox_layout() -> Layout:
     return Layout(python, tuple(_python_binds(python)), tuple(student_packages(python[0])))
 
 
+@functools.lru_cache(maxsize=None)
+def disables_userns(bwrap: str | None) -> bool:
+    """Whether ``bwrap`` can forbid user namespaces inside the sandbox (``--disable-userns``,
+    bubblewrap 0.8.0 and later; asked once per process with ``bwrap --help``)."""
+    if bwrap is None:
+        return False
+    try:
+        done = subprocess.run([bwrap, "--help"], stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--disable-userns" in done.stdout + done.stderr
+
+
 #: Environment of the sandbox's Python besides the clean basics: one thread per numeric library.
 SANDBOX_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp"}
@@ -346,6 +362,9 @@ def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | No
     command = [
         bwrap,
         "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        # no user namespace of its own inside (one would give its code every capability over
+        # new network and mount namespaces: the kernel's most attacked code)
+        *(["--unshare-user", "--disable-userns"] if disables_userns(bwrap) else []),
         "--uid", "65534", "--gid", "65534", "--hostname", "sandbox",
         "--ro-bind", "/usr", "/usr",
     ]
