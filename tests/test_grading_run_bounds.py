@@ -262,19 +262,16 @@ def _class_tools():
 
 
 class _FullDisk:
-    """``json`` for the report module: its ``dumps`` fails like a full disk on the calls in ``fail``."""
+    """The report module's text of the report: fails like a full disk on the writes in ``fail``."""
 
-    def __init__(self, fail: set[int]) -> None:
-        self.calls, self.fail = 0, fail
+    def __init__(self, fail: set[int], text) -> None:
+        self.calls, self.fail, self.text = 0, fail, text
 
-    def dumps(self, *args, **kwargs):
+    def __call__(self, *args, **kwargs):
         self.calls += 1
         if self.calls in self.fail:
             raise OSError(28, "No space left on device")
-        return json.dumps(*args, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(json, name)
+        return self.text(*args, **kwargs)
 
 
 @pytest.mark.slow
@@ -291,7 +288,7 @@ def test_a_full_disk_loses_no_staged_job_and_names_it(tmp_path, monkeypatch):
         rc._submit(root, who, rc._solution())
     # the disk is full when s0's result is written (the 2nd write of the report: after
     # "grading" for s0), then has room again
-    monkeypatch.setattr(report_module, "json", _FullDisk({2}))
+    monkeypatch.setattr(report_module, "_report_text", _FullDisk({2}, report_module._report_text))
     status, out = rc._run("--root", str(root), "autograde", "--jobs", "1")
     assert status == 1, out
     without = next(line for line in out.splitlines() if "without a grade" in line)
