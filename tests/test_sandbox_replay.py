@@ -1,0 +1,196 @@
+"""Searches of an explicit tree answered in the sandbox and replayed by the grader
+(course.sandbox.session.REPLAY_TREES) record exactly what the live protocol records.
+
+With the replay, the sandbox answers a search's game calls from a copy of the case's tree and
+sends back the record of those calls, which the grader makes again, in order, on its own
+instrumented game.  Whatever the student's search does -- search correctly, prune, ask twice,
+misuse a method, pass something that is not a state, keep a state for a later call, return a
+state -- the grader's record, the value returned and the errors raised must be exactly those of
+the live protocol.  And the record is the sandbox's, so it is hostile: a forged record is the
+student's error (a SessionError), never a crash of the grader and never a better record.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from course.grading import exercise_cases, textbook_cases, with_depth_limit
+from course.grading.checks.instrument import instrument
+from course.sandbox import SessionError, StudentCodeError, StudentSession, sandbox_available
+from course.sandbox import session as session_module
+from test_sandbox_prefetch import CASES, NAMES, SEARCHES
+
+pytestmark = pytest.mark.skipif(not sandbox_available(),
+                                reason="bubblewrap cannot start a sandbox here (apt-get install bubblewrap)")
+
+ODD = '''
+import math
+from course import Player
+
+kept = []
+
+def odd_moves(game, state):
+    # moves given as bool, float, str, None, a list, a tuple, a player, too large, negative
+    out = []
+    for move in (True, 1.0, "0", None, [0], (0,), Player.MAX, 99, -1, float("nan"), 0):
+        try:
+            child = game.result(state, move)
+            out.append(game.is_terminal(child))
+        except Exception as exc:
+            out.append((type(exc).__name__, str(exc)[:200]))
+    return out
+
+def not_states(game, state):
+    out = []
+    for thing in (None, 3, "s", (state,), game):
+        for method in ("moves", "is_terminal", "turn", "utility", "evaluate", "chance_outcomes"):
+            try:
+                out.append(getattr(game, method)(thing))
+            except Exception as exc:
+                out.append((method, type(exc).__name__, str(exc)[:200]))
+    return out
+
+def leaf_misuse(game, state):
+    out = []
+    s = state
+    while not game.is_terminal(s):
+        s = game.result(s, game.moves(s)[0])
+    for method in ("moves", "turn", "chance_outcomes", "evaluate", "utility"):
+        try:
+            out.append(getattr(game, method)(s))
+        except Exception as exc:
+            out.append((method, type(exc).__name__, str(exc)[:200]))
+    try:
+        game.result(s, 0)
+    except Exception as exc:
+        out.append(("result", type(exc).__name__, str(exc)[:200]))
+    return out
+
+def arity(game, state):
+    out = []
+    for call in (lambda: game.moves(), lambda: game.moves(state, 1), lambda: game.result(state),
+                 lambda: game.initial_state(1), lambda: game.is_terminal(),
+                 lambda: game.turn(state, state), lambda: game.describe_move(state, 0)):
+        try:
+            out.append(call())
+        except Exception as exc:
+            out.append((type(exc).__name__, str(exc)[:200]))
+    return out
+
+def keep(game, state):
+    kept.append((game, state, game.result(state, game.moves(state)[0])))
+    return game.initial_state() is state
+
+def use_kept(game, state):
+    # stand-ins and games of an earlier call
+    out = []
+    for g, s, c in kept:
+        for call in (lambda: game.moves(s), lambda: g.moves(c), lambda: game.result(c, 0),
+                     lambda: g.is_terminal(s), lambda: game.utility(c)):
+            try:
+                out.append(call())
+            except Exception as exc:
+                out.append((type(exc).__name__, str(exc)[:200]))
+    return out
+
+def give_back(game, state):
+    # returns states: the grader gets its own
+    kids = [game.result(state, m) for m in game.moves(state)]
+    return [state, kids[-1], (kids[0], game.initial_state())]
+
+def chance_twice(game, state):
+    out = []
+    def walk(s):
+        if game.is_terminal(s):
+            return game.utility(s)
+        if game.turn(s) is Player.CHANCE:
+            pairs = game.chance_outcomes(s)
+            game.chance_outcomes(s)
+            out.append(pairs)
+            return sum(p * walk(game.result(s, m)) for m, p in pairs)
+        return max(walk(game.result(s, m)) for m in game.moves(s))
+    return walk(state), out
+
+def raises_midway(game, state):
+    kids = [game.result(state, m) for m in game.moves(state)]
+    game.utility(kids[0]) if game.is_terminal(kids[0]) else game.moves(kids[0])
+    raise ValueError("stop")
+
+def evaluates_everything(game, state, depth=3):
+    if depth == 0 or game.is_terminal(state):
+        return game.evaluate(state)
+    values = [evaluates_everything(game, game.result(state, m), depth - 1) for m in game.moves(state)]
+    return max(values) if game.turn(state) is Player.MAX else min(values)
+'''
+
+ODD_NAMES = ("odd_moves", "not_states", "leaf_misuse", "arity", "keep", "use_kept", "give_back",
+             "chance_twice", "raises_midway", "evaluates_everything")
+
+
+def _path_of(recording, value):
+    """A value returned, the grader's states in it named by their path (comparable across runs)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_path_of(recording, v) for v in value)
+    if type(value).__name__ == "State":
+        return ("state", repr(value))
+    return value
+
+
+def _records(replay: bool, monkeypatch, cases, sources, names) -> list:
+    monkeypatch.setattr(session_module, "REPLAY_TREES", replay)
+    session = StudentSession(sandbox=True)
+    session.load(sources)
+    out = []
+    with session:
+        for case in cases:
+            for name in names:
+                game, recording = instrument(case.game, evaluate=case.evaluate)
+                try:
+                    value = session.function(name)(game, game.initial_state())
+                except StudentCodeError as exc:
+                    value = ("raised", type(exc).__name__, str(exc).splitlines()[0][:200])
+                out.append((case.name, name, _path_of(recording, value), recording.events(),
+                            recording.regenerated(), recording.terminal_evaluations()))
+    return out
+
+
+def _same(replayed, live):
+    assert len(replayed) == len(live)
+    for a, b in zip(replayed, live):
+        assert a == b, f"{a[0]} / {a[1]}: replayed {a[2:]!r}, live {b[2:]!r}"
+
+
+def test_a_replayed_search_records_what_the_live_protocol_records(monkeypatch):
+    cases = CASES + with_depth_limit(CASES[:4], 2)
+    _same(_records(True, monkeypatch, cases, [SEARCHES], NAMES),
+          _records(False, monkeypatch, cases, [SEARCHES], NAMES))
+
+
+def test_odd_searches_get_the_same_answers_and_errors_replayed(monkeypatch):
+    cases = CASES[:3] + exercise_cases(12, 2, depth=(2, 3), chance=0.5) + \
+        with_depth_limit(CASES[:2], 1)
+    replayed = _records(True, monkeypatch, cases, [ODD], ODD_NAMES)
+    _same(replayed, _records(False, monkeypatch, cases, [ODD], ODD_NAMES))
+    flat = repr(replayed)
+    for word in ("GameUsageError", "is not legal here", "not a state of this game",
+                 "terminal state", "TypeError", "cannot send"):
+        assert word in flat, word
+
+
+def test_the_replay_is_used_and_saves_round_trips(monkeypatch):
+    trips = {}
+    for replay in (False, True):
+        monkeypatch.setattr(session_module, "REPLAY_TREES", replay)
+        session = StudentSession(sandbox=True)
+        session.load([SEARCHES])
+        sent = []
+        original = session._send
+        monkeypatch.setattr(session, "_send", lambda message, **kw: (sent.append(message),
+                                                                     original(message, **kw)))
+        with session:
+            for case in CASES:
+                game, recording = instrument(case.game)
+                session.function("minimax")(game, game.initial_state())
+                assert recording.leaves()
+        trips[replay] = len(sent)
+    assert trips[True] == len(CASES) < trips[False], trips      # one message per call
