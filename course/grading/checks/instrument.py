@@ -527,6 +527,7 @@ def unrecorded_children(game: Game, state: Any) -> tuple[list, list | None, list
 REPLAY_NODES = 20_000
 
 _TREES: dict[int, tuple[Any, str, list]] = {}
+_STRUCTURE = ("turn", "moves", "chance_outcomes", "result", "is_terminal", "utility")
 
 
 def replay_tree(game: Game) -> tuple[str, list, Any] | None:
@@ -547,11 +548,16 @@ def replay_tree(game: Game) -> tuple[str, list, Any] | None:
         return None
     from ...trees import TreeGame, TreeNode
 
+    from ...game import GameView
+    from .cases import EvaluatedGame
+
     inner, root_token, root_state = peeks[2], peeks[3], peeks[4]()
+    while type(inner) in (EvaluatedGame, GameView):      # views that change EVAL alone
+        if any(name in vars(inner) for name in _STRUCTURE):
+            return None
+        inner = inner.game
     if type(inner) is not TreeGame or type(root_state) is not TreeNode \
-            or root_state.size > REPLAY_NODES or any(
-                name in vars(inner) for name in ("turn", "moves", "chance_outcomes", "result",
-                                                 "is_terminal", "utility")):
+            or root_state.size > REPLAY_NODES or any(name in vars(inner) for name in _STRUCTURE):
         return None
     found = _TREES.get(id(root_state))
     if found is not None and found[0] is root_state:
