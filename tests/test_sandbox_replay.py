@@ -194,3 +194,210 @@ def test_the_replay_is_used_and_saves_round_trips(monkeypatch):
                 assert recording.leaves()
         trips[replay] = len(sent)
     assert trips[True] == len(CASES) < trips[False], trips      # one message per call
+
+
+# -- the record is the sandbox's: hostile ------------------------------------------------------
+#: the student's code reaching the protocol (it shares the sandbox's process with it)
+FORGER = '''
+import gc, os
+
+def _runner():
+    return [o for o in gc.get_objects() if type(o).__name__ == "Runner"][0]
+
+kept = []
+
+def forge(game, state, entries):
+    # entries added to this call's record, which goes back with the return
+    game.moves(state)
+    _runner().local.record.extend(entries)
+    return 1
+
+def forge_then_ask(game, state, entries):
+    # the same, sent with a request the grader answers live (evaluate)
+    game.moves(state)
+    _runner().local.record.extend(entries)
+    return game.evaluate(state)
+
+def message(game, state, msg, then):
+    # a message of its own, then a return, a death or a request
+    runner = _runner()
+    msg = dict(msg)
+    if msg.get("id") == "this call":
+        msg["id"] = runner.local.call_id
+    runner.channel.send(msg)
+    if then == "exit":
+        os._exit(3)
+    if then == "ask":
+        return game.evaluate(state)
+    return 1
+
+def keep_local(game, state):
+    local = _runner().local
+    kid = game.result(state, 0)
+    game.result(kid, 0) if not game.is_terminal(kid) else None
+    kept.append(local)
+    return 1
+
+def reuse_local(game, state):
+    # the record of an earlier call (its stand-ins numbered 0..2), sent with this one
+    _runner().local.record.extend(kept[0].record + [["m", 2]])
+    return 1
+
+def flood(game, state):
+    _runner().local.record.extend([["m", 0]] * 400_000)
+    return 1
+
+def moves_forever(game, state):
+    for _ in range(30_000):            # an honest record past RECORD_CHUNK: sent in parts
+        game.moves(state)
+    return game.utility(game.result(state, 0)) if game.is_terminal(game.result(state, 0)) else 0
+'''
+
+_REFUSED = session_module.RECORD_REFUSED
+
+
+def _forger(monkeypatch):
+    monkeypatch.setattr(session_module, "REPLAY_TREES", True)
+    session = StudentSession(sandbox=True)
+    session.load([FORGER])
+    return session
+
+
+@pytest.mark.parametrize("entries", [
+    [["x", 0]],                              # a method that is not the game's
+    [["__init__", 0]],
+    [["evaluate", 0]],                       # a method the record does not carry
+    [["m", 999]],                            # a state never made
+    [["m", -1]],
+    [["m", 1]],                              # a stand-in used before it was handed out
+    [["r", 0, 0], ["m", 2]],
+    [["m", True]],                           # a number that is not a number
+    [["m", "0"]],
+    [["m"]],                                 # malformed entries
+    [["m", 0, 0]],
+    [["r", 0]],
+    ["m", 0],
+    [{"m": 0}],
+    [None],
+    [["r", 0, 99]],                          # a move that is not legal
+    [["r", 0, {"$h": 0}]],                   # a handle as a move
+    [["r", 0, {"$s": 0}]],
+    [["r", 0, {"$t": [[[[[[0]]]]]]}]],
+    [["r", 0, {"$f": [1, 0]}]],
+    [["u", 0]],                              # calls the game refuses: asked live, never recorded
+    [["c", 0]],
+])
+@pytest.mark.parametrize("name", ["forge", "forge_then_ask"])
+def test_a_forged_record_is_refused_as_the_students_error(entries, name, monkeypatch):
+    case = CASES[1]
+    with _forger(monkeypatch) as session:
+        game, recording = instrument(case.game, evaluate=case.evaluate)
+        with pytest.raises(SessionError, match=_REFUSED):
+            session.function(name)(game, game.initial_state(), entries)
+        # the session goes on: the next call is answered (in a fresh sandbox)
+        game, recording = instrument(case.game, evaluate=case.evaluate)
+        assert session.function("forge")(game, game.initial_state(), []) == 1
+        assert recording.events() == (("expand", ()),)
+
+
+@pytest.mark.parametrize("msg, then", [
+    ({"op": "record", "id": "another call", "record": [["m", 0]]}, "return"),
+    ({"op": "record", "id": "this call"}, "return"),                 # no record in it
+    ({"op": "record", "id": "this call", "record": {"m": 0}}, "return"),
+    ({"op": "notes", "notes": [], "record": [["m", 0]]}, "return"),   # a record on another message
+    ({"op": "record", "id": "this call", "record": [["m", 0], ["q", 0]]}, "ask"),
+    ({"op": "record", "id": "this call", "record": [["m", 0]]}, "exit"),   # without a return
+])
+def test_a_forged_record_message_is_refused_or_ends_the_call(msg, then, monkeypatch):
+    case = CASES[1]
+    with _forger(monkeypatch) as session:
+        game, recording = instrument(case.game, evaluate=case.evaluate)
+        with pytest.raises(SessionError):
+            session.function("message")(game, game.initial_state(), msg, then)
+
+
+def test_a_record_naming_another_calls_stand_ins_is_refused(monkeypatch):
+    case = CASES[1]
+    with _forger(monkeypatch) as session:
+        game, _ = instrument(case.game, evaluate=case.evaluate)
+        assert session.function("keep_local")(game, game.initial_state()) == 1
+        game, recording = instrument(case.game, evaluate=case.evaluate)
+        with pytest.raises(SessionError, match=_REFUSED):
+            session.function("reuse_local")(game, game.initial_state())
+
+
+def test_a_record_without_a_tree_is_refused(monkeypatch):
+    # a game that is not an explicit tree (tic-tac-toe) is asked live: no record is taken
+    from course.games.tictactoe import TicTacToe
+
+    game, _ = instrument(TicTacToe())
+    with _forger(monkeypatch) as session:
+        with pytest.raises(SessionError, match=_REFUSED):
+            session.function("message")(game, game.initial_state(),
+                                        {"op": "record", "id": "x", "record": []}, "return")
+        # nor in a batch of calls (no game)
+        session.load([FORGER + "\ndef plain(x):\n    _runner().channel.send({'op': 'record', "
+                      "'id': 'x', 'record': []})\n    return x\n"])
+        with pytest.raises(SessionError, match=_REFUSED):
+            session.function("plain").each([(1,), (2,)])
+
+
+def test_a_huge_record_reaches_a_cap_and_an_honest_long_one_is_sent_in_parts(monkeypatch):
+    case = CASES[1]
+    with _forger(monkeypatch) as session:
+        game, recording = instrument(case.game, evaluate=case.evaluate)
+        with pytest.raises(SessionError, match="at once"):
+            session.function("flood")(game, game.initial_state())
+    with _forger(monkeypatch) as session:
+        game, recording = instrument(case.game, evaluate=case.evaluate)
+        session.function("moves_forever")(game, game.initial_state())
+        assert recording.events()[0] == ("expand", ())
+
+
+def test_a_forged_record_fails_the_check_and_never_crashes_the_grader(monkeypatch):
+    from course.grading.checks.compare import compare
+    from course.grading.checks.searches import _task
+
+    monkeypatch.setattr(session_module, "REPLAY_TREES", True)
+    with StudentSession(sandbox=True) as session:
+        session.load([FORGER + '''
+def minimax_value(game, state):
+    # the right answer, and a forged record that claims the leaves were evaluated
+    record = _runner().local.record
+    record += [["m", 0], ["r", 0, 0], ["u", 1], ["m", 99]]
+    return 3
+'''])
+        comp = compare(_task("minimax_value", False), session.function("minimax_value"), CASES[0])
+        assert not comp.ok
+        assert _REFUSED in comp.message()
+
+
+STUCK = '''
+def minimax_value(game, state):
+    # expands the root and its first child, evaluates a leaf below, then never returns
+    kid = game.result(state, game.moves(state)[0])
+    game.moves(kid)
+    while not game.is_terminal(kid):
+        kid = game.result(kid, 0)
+    game.utility(kid)
+    while True:
+        pass
+'''
+
+
+def test_a_search_stopped_by_the_time_limit_has_its_calls_until_then_recorded(monkeypatch):
+    # The replay sends its record on a timer while the call runs: a search stopped by the
+    # grader's clock in a loop that asks nothing has every call it made recorded (the root and
+    # its first child expanded, a leaf evaluated).  The live protocol reports the first use of
+    # what it sent ahead (here the leaf's utility) with the sandbox's next message, which never
+    # comes: it says 2 (1 with nodes sent below the children), a count of its own timing.
+    from course.grading.checks.compare import compare
+    from course.grading.checks.searches import _task
+
+    monkeypatch.setattr(session_module, "REPLAY_TREES", True)
+    with StudentSession(sandbox=True) as session:
+        session.load([STUCK])
+        comp = compare(_task("minimax_value", False), session.function("minimax_value"),
+                       CASES[0], time_limit=1.0)
+    assert "did not finish" in comp.message()
+    assert "made 3 expansions and leaf evaluations" in comp.message()
