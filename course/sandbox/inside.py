@@ -50,6 +50,16 @@ student's code uses of those is answered here and reported, in order, before the
 message: {"op": "notes", "notes": [[game handle, "moves" or "utility", [state]], ...]}
 (the grader records each as if the call had been made).
 
+A "call" whose game is an explicit tree may carry the tree: ``"nodes": [[kind, first child,
+number of children, utility or probabilities], ...]`` (numbered breadth first, the root 0) and
+``"tree": {"game": h, "cls": name, "values": [[h, [[value] or null, ...]], ...]}``.  Then the
+game's calls on the tree's stand-ins (``{"$s": n}``, 0 the initial state, the next number for
+each ``result``) are answered here from the tree and recorded (:class:`_Local`); the record goes
+to the grader, which makes the calls again on its own game, with the next message: in a
+request's or the answer's ``"record"``, or alone, ``{"op": "record", "id": ..., "record": [...]}``
+(every RECORD_CHUNK entries, and every RECORD_SECONDS of CPU time while the call runs).  What
+the tree cannot answer exactly is asked as above, after the record so far.
+
 Inside, ``course`` is a small stand-in module: ``course.Player`` works as in
 the course (``game.turn(state) is Player.MAX``), and any other name of the
 course (``course.search.minimax``, ``course.grading.explain``, ...) is a
