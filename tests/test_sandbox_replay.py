@@ -401,3 +401,35 @@ def test_a_search_stopped_by_the_time_limit_has_its_calls_until_then_recorded(mo
                        CASES[0], time_limit=1.0)
     assert "did not finish" in comp.message()
     assert "made 3 expansions and leaf evaluations" in comp.message()
+
+
+MANY = '''
+def many(game, state):
+    # makes the root's first child again and again
+    kids = [game.result(state, 0) for _ in range(60)]
+    return [game.is_terminal(k) for k in kids[::10]]
+
+def forge_many(game, state):
+    _runner().local.record.extend([["r", 0, 0]] * 60)
+    return 1
+'''
+
+
+def test_past_the_limit_of_states_the_sandbox_asks_live_and_a_record_is_refused(monkeypatch):
+    # (the grader's memory grows with the states a record makes: no faster than live)
+    case = CASES[1]
+    results = {}
+    for replay in (True, False):
+        monkeypatch.setattr(session_module, "REPLAY_TREES", replay)
+        monkeypatch.setattr(session_module, "REPLAY_STATES", 25)
+        with StudentSession(sandbox=True) as session:
+            session.load([FORGER + MANY])
+            game, recording = instrument(case.game, evaluate=case.evaluate)
+            value = session.function("many")(game, game.initial_state())
+            results[replay] = (value, recording.events(), recording.regenerated())
+            if replay:
+                game, recording = instrument(case.game, evaluate=case.evaluate)
+                with pytest.raises(SessionError, match=_REFUSED):
+                    session.function("forge_many")(game, game.initial_state())
+    assert results[True] == results[False]
+    assert len(results[True][2]) == 59

@@ -463,7 +463,7 @@ class Runner:
         channel = self.channel
         was, channel.busy = channel.busy, True
         try:
-            if self.local is not None:
+            if _TIMED[0] is not None:
                 _record_timer(None)
             local, self.local = self.local, None
             if local is not None and local.record:
@@ -997,11 +997,13 @@ class _Local:
     """
 
     __slots__ = ("runner", "nodes", "standins", "positions", "record", "values", "call_id",
-                 "players", "cls", "infos", "game")
+                 "players", "cls", "infos", "game", "limit")
 
     def __init__(self, runner, nodes, tree, call_id):
         self.runner, self.nodes, self.call_id = runner, nodes, call_id
         self.game, self.infos = tree.get("game"), {}
+        limit = tree.get("limit")
+        self.limit = limit if type(limit) is int else 0    # stand-ins made here, at most
         self.standins, self.positions, self.record = [], [], []
         self.players = {"max": Player("max"), "min": Player("min"), "chance": Player("chance")}
         self.cls = _state_class(str(tree.get("cls", "State")))
@@ -1074,8 +1076,8 @@ class _Local:
     def result(self, s, move):
         """A new stand-in for ``result(stand-in s, move)``, or None if the grader must answer."""
         node = self.nodes[self.positions[s]]
-        if node[0] == "leaf":
-            return None
+        if node[0] == "leaf" or len(self.standins) >= self.limit:
+            return None                                    # (past the limit: asked live)
         n = node[2]
         if type(move) is int:
             sent, i = move, (move if 0 <= move < n else None)

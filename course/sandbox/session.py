@@ -69,6 +69,11 @@ PREFETCH_NODES = 48
 #: environment variable ``COURSE_REPLAY_TREES=0`` switches it off).
 REPLAY_TREES = os.environ.get("COURSE_REPLAY_TREES", "1") != "0"
 
+#: Most states a replayed record may make in one call (``result``); the sandbox asks the grader
+#: live past it (at a round trip's pace, as the live protocol always does), and a record that
+#: goes past it is refused: the grader's memory grows no faster than with the live protocol.
+REPLAY_STATES = 200_000
+
 #: What a refused record of game calls (:meth:`StudentSession._replay_record`) is reported as.
 RECORD_REFUSED = "the sandbox sent a record of game calls that the grader refuses"
 
@@ -610,7 +615,7 @@ class StudentSession:
         raw = ""
         if found is not None:
             request["tree"] = {"game": self._handles.get(id(self._game)),
-                               "cls": type(found[2]).__name__,
+                               "cls": type(found[2]).__name__, "limit": REPLAY_STATES,
                                "values": self._tree_values(found[1])}
             raw = ', "nodes": ' + found[0]        # the same text for every call on this tree
         if count:
@@ -684,6 +689,8 @@ class StudentSession:
                 elif len(entry) == 2 and op == "u":
                     game.utility(tokens[s])
                 elif len(entry) == 3 and op == "r":
+                    if len(tokens) >= REPLAY_STATES:
+                        raise ValueError
                     child = game.result(tokens[s], decode(entry[2], _player_only))
                     serials[id(child)] = len(tokens)
                     tokens.append(child)
