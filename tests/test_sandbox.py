@@ -68,6 +68,15 @@ def test_values_cross_exactly():
                                                    None, True)
 
 
+def test_a_fraction_from_the_grader_arrives_without_fractions_imported_first():
+    # fractions is imported in the sandbox only when a fraction arrives (3 ms of every start)
+    session, (result,) = run(["import sys\nprint('fractions' in sys.modules)\n"
+                              "def f(x):\n    return type(x).__name__, x * 3, x"])
+    with session:
+        assert result.stdout == "False\n"
+        assert session.function("f")(Fraction(1, 3)) == ("Fraction", Fraction(1), Fraction(1, 3))
+
+
 def test_player_and_state_identity():
     game = parse_tree([[3, 12], [2, 4]])
     session, _ = run(["from course import Player\n"
@@ -205,6 +214,25 @@ def test_no_network():
     assert "connected" not in out and not accepted
 
 
+USERNS = ("import ctypes, os\n"
+          "libc = ctypes.CDLL(None, use_errno=True)\n"
+          "if libc.unshare(0x10000000) == 0:                    # CLONE_NEWUSER\n"
+          "    print('made', libc.unshare(0x40000000 | 0x00020000) == 0)  # then network, mounts\n"
+          "else:\n"
+          "    print('refused', os.strerror(ctypes.get_errno()))\n")
+
+
+def test_no_user_namespace_can_be_made_inside():
+    # a user namespace of its own gives the code every capability over new network and mount
+    # namespaces (nf_tables, mounts of many file systems): the kernel's most attacked surface
+    from course.sandbox import bwrap
+
+    if not bwrap.disables_userns(bwrap.bwrap_path()):
+        pytest.skip("this bubblewrap (older than 0.8.0) cannot forbid user namespaces inside")
+    out, _ = printed([USERNS])
+    assert out.startswith("refused"), out
+
+
 # -- damage, persistence, exhaustion -------------------------------------------------------------------
 def test_writing_the_course_or_site_packages_fails():
     import site
@@ -259,6 +287,29 @@ def test_memory_file_size_and_processes_are_limited():
     forked = int(out.split("forked ")[1].split()[0])
     assert forked < 40
     assert "still running" in out
+
+
+HOLD_PROCESSES = ("import os, time\ndef hold():\n    n = 0\n    try:\n        for _ in range(200):\n"
+                  "            if os.fork() == 0:\n                time.sleep(60); os._exit(0)\n"
+                  "            n += 1\n    except OSError:\n        pass\n    return n")
+FORK_FIVE = ("import os\ndef fork_five():\n    kids = []\n    try:\n        for _ in range(5):\n"
+             "            pid = os.fork()\n            if pid == 0:\n                os._exit(0)\n"
+             "            kids.append(pid)\n    except OSError as exc:\n        return f'refused after {len(kids)}'\n"
+             "    finally:\n        for pid in kids:\n            os.waitpid(pid, 0)\n    return 'forked 5'")
+
+
+def test_a_sandbox_holding_every_process_it_may_leaves_the_next_sandbox_its_own():
+    """Two submissions graded side by side (two workers): the one started first must keep its 32
+    processes whatever the other does.  The limit used to count every process of the sandboxes'
+    host user, so a hostile notebook holding its processes made an honest one's forks fail (its
+    tests then failed: a grade changed by another student's code)."""
+    with StudentSession() as honest, StudentSession() as hostile:
+        assert honest.load([FORK_FIVE])[0].error is None          # started first, as in a run
+        assert hostile.load([HOLD_PROCESSES, FORK_FIVE])[0].error is None
+        held = hostile.call("hold", [])
+        assert held >= 25, held
+        assert honest.call("fork_five", []) == "forked 5"
+        assert hostile.call("fork_five", []).startswith("refused")    # still held to its own
 
 
 def test_a_hanging_cell_is_stopped_and_the_next_cells_run():

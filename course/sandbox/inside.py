@@ -77,7 +77,6 @@ import signal
 import sys
 import time
 import types
-from fractions import Fraction
 
 OUTPUT_LIMIT = 20_000
 RECURSION_LIMIT = 5_000
@@ -105,6 +104,14 @@ class Player(enum.Enum):
 _HANDLED = {}
 
 
+def _fraction_class():
+    """:class:`fractions.Fraction` if that module was imported, else None (no value can be a
+    fraction then).  Not imported at the start: it costs about 3 ms of CPU of every sandbox's
+    start (``decimal``, ``numbers``), and most submissions never see a fraction."""
+    module = sys.modules.get("fractions")
+    return None if module is None else getattr(module, "Fraction", None)
+
+
 def encode(value, handle=None):
     """``value`` as JSON-ready data; objects that are not plain data go through ``handle``."""
     kind = type(value)
@@ -122,7 +129,8 @@ def encode(value, handle=None):
         return int(value)
     if isinstance(value, float):
         return float(value)
-    if isinstance(value, Fraction):
+    fraction = _fraction_class()
+    if fraction is not None and isinstance(value, fraction):
         return {"$f": [value.numerator, value.denominator]}
     if isinstance(value, enum.Enum) and type(value).__name__ == "Player":
         return {"$p": value.value}
@@ -164,6 +172,7 @@ def decode(data, resolve=None, depth=0):
             n, d = data["$f"]
             if not (isinstance(n, int) and isinstance(d, int)) or d == 0:
                 raise ValueError("bad fraction")
+            from fractions import Fraction
             return Fraction(n, d)
         if "$t" in data:
             return tuple(decode(v, resolve, depth + 1) for v in data["$t"])
@@ -1134,6 +1143,13 @@ def _record_timer(runner):
 
 
 def main():
+    # the sandbox's own processes, counted apart from any other sandbox's (see bwrap.py's
+    # counts_own_processes): set before any student code runs; it can only be lowered after
+    limit = os.environ.get("COURSE_PROCESS_LIMIT", "")
+    if limit.isdigit():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(limit), int(limit)))
     sys.setrecursionlimit(RECURSION_LIMIT)
     protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     protocol_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
