@@ -126,6 +126,7 @@ CASES = (textbook_cases("minimax") + exercise_cases(11, 6, depth=(2, 4), branchi
 
 
 def _records(prefetch: int, monkeypatch) -> list:
+    monkeypatch.setattr(session_module, "REPLAY_TREES", False)     # the live protocol's
     monkeypatch.setattr(session_module, "PREFETCH_NODES", prefetch)
     session = StudentSession(sandbox=True)
     session.load([SEARCHES])
@@ -156,13 +157,15 @@ def test_the_tree_sent_ahead_changes_no_record(monkeypatch):
 
 def test_fewer_trips_with_the_tree_sent_ahead(monkeypatch):
     trips = {}
+    monkeypatch.setattr(session_module, "REPLAY_TREES", False)     # the live protocol's
     for prefetch in (0, session_module.PREFETCH_NODES):
         monkeypatch.setattr(session_module, "PREFETCH_NODES", prefetch)
         session = StudentSession(sandbox=True)
         session.load([SEARCHES])
         sent = []
         original = session._send
-        monkeypatch.setattr(session, "_send", lambda message: (sent.append(message), original(message)))
+        monkeypatch.setattr(session, "_send", lambda message, **kw: (sent.append(message),
+                                                                     original(message, **kw)))
         with session:
             for case in CASES:
                 game, _ = instrument(case.game)
@@ -188,8 +191,9 @@ def forge(game, state, note):
     ((0, "__init__", [{"$h": 1}]), "not a game method"),    # a method that is not the game's
     ((0, "moves", [{"$h": 1, "kind": "game"}]), None),      # a longer handle: decoded as one
 ])
-def test_forged_notes_are_refused_or_recorded_as_the_call_they_name(note, refusal):
+def test_forged_notes_are_refused_or_recorded_as_the_call_they_name(note, refusal, monkeypatch):
     # handles here: the game is 0, the state 1, the note's own arguments as forged
+    monkeypatch.setattr(session_module, "REPLAY_TREES", False)     # the live protocol's
     game, recording = instrument(CASES[0].game)
     with StudentSession(sandbox=True) as session:
         session.load([FORGER])

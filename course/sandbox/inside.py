@@ -50,6 +50,16 @@ student's code uses of those is answered here and reported, in order, before the
 message: {"op": "notes", "notes": [[game handle, "moves" or "utility", [state]], ...]}
 (the grader records each as if the call had been made).
 
+A "call" whose game is an explicit tree may carry the tree: ``"nodes": [[kind, first child,
+number of children, utility or probabilities], ...]`` (numbered breadth first, the root 0) and
+``"tree": {"game": h, "cls": name, "values": [[h, [[value] or null, ...]], ...]}``.  Then the
+game's calls on the tree's stand-ins (``{"$s": n}``, 0 the initial state, the next number for
+each ``result``) are answered here from the tree and recorded (:class:`_Local`); the record goes
+to the grader, which makes the calls again on its own game, with the next message: in a
+request's or the answer's ``"record"``, or alone, ``{"op": "record", "id": ..., "record": [...]}``
+(every RECORD_CHUNK entries, and every RECORD_SECONDS of CPU time while the call runs).  What
+the tree cannot answer exactly is asked as above, after the record so far.
+
 Inside, ``course`` is a small stand-in module: ``course.Player`` works as in
 the course (``game.turn(state) is Player.MAX``), and any other name of the
 course (``course.search.minimax``, ``course.grading.explain``, ...) is a
@@ -75,6 +85,8 @@ NOTES_PER_LINE = 1_000
 BATCH_BYTES = 256 * 1024
 BATCH_ITEMS = 1_000
 BATCH_SECONDS = 1.0
+RECORD_CHUNK = 5_000
+RECORD_SECONDS = 0.05
 
 
 # ---------------------------------------------------------------------------
@@ -168,7 +180,8 @@ def decode(data, resolve=None, depth=0):
             return {decode(k, resolve, depth + 1): decode(v, resolve, depth + 1) for k, v in data["$d"]}
         if "$p" in data:
             return data["$p"] if resolve is None else resolve({"$p": data["$p"]})
-        if "$h" in data or "$o" in data:        # a handle; "$o": an object that cannot cross
+        if "$h" in data or "$o" in data or "$s" in data:
+            # a handle; "$o": an object that cannot cross; "$s": a stand-in of a replayed tree
             if resolve is None:
                 raise ValueError("unexpected handle")
             return resolve(data)
@@ -236,6 +249,7 @@ class _Channel:
     def __init__(self, reader, writer):
         self.reader, self.writer = reader, writer
         self.pending = []
+        self.busy = False           # a message is being made or sent: no record from a timer
 
     def note(self, h, method, args):
         """Queue a note (what was used of what the grader sent ahead: ``game.method(*args)``);
@@ -243,13 +257,17 @@ class _Channel:
         self.pending.append([h, method, args])
 
     def send(self, message):
-        lines = [json.dumps({"op": "notes", "notes": self.pending[i:i + NOTES_PER_LINE]},
-                            allow_nan=True) + "\n"
-                 for i in range(0, len(self.pending), NOTES_PER_LINE)]
-        lines.append(json.dumps(message, allow_nan=True) + "\n")
-        self.writer.write("".join(lines))
-        self.pending = []
-        self.writer.flush()
+        was, self.busy = self.busy, True
+        try:
+            lines = [json.dumps({"op": "notes", "notes": self.pending[i:i + NOTES_PER_LINE]},
+                                allow_nan=True) + "\n"
+                     for i in range(0, len(self.pending), NOTES_PER_LINE)]
+            lines.append(json.dumps(message, allow_nan=True) + "\n")
+            self.writer.write("".join(lines))
+            self.pending = []
+            self.writer.flush()
+        finally:
+            self.busy = was
 
     def receive(self):
         line = self.reader.readline(MESSAGE_LIMIT)
@@ -305,11 +323,17 @@ class Runner:
         self.children = {}                         # id(state) -> (state, moves, unused children)
         self.cell_count = 0
         self.batch = None                          # the "batch" being run: {"id", "results", "size"}
+        self.local = None                          # the call's copy of an explicit tree (_Local)
 
     # -- handles -----------------------------------------------------------
     def resolve(self, data):
         if "$p" in data:
             return Player(data["$p"])
+        if "$s" in data:
+            local, s = self.local, data["$s"]
+            if local is not None and type(s) is int and 0 <= s < len(local.standins):
+                return local.standins[s]
+            raise ValueError("the grader named a stand-in that was never made")
         h = data["$h"]
         proxy = self.proxies.get(h)
         if proxy is None:
@@ -328,13 +352,27 @@ class Runner:
         h = getattr(value, "_grading_handle_", None)
         if isinstance(h, int) and self.proxies.get(h) is value:
             return {"$h": h}
+        if type(h) is int and h < 0 and self.local is not None and self.local.serial(value) is not None:
+            return {"$s": -1 - h}                  # a stand-in of this call's tree
         raise TypeError(f"cannot send a {type(value).__name__} to the grader")
 
     def request(self, op, h, method, args):
         if self.batch is not None:
             self.flush_batch()                     # the grader counts on: this is the next call's
-        self.channel.send({"op": op, "h": h, "method": method,
-                           "args": [encode(a, self.handle_of) for a in args]})
+        message = {"op": op, "h": h, "method": method,
+                   "args": [encode(a, self.handle_of) for a in args]}
+        local = self.local
+        if local is not None:                      # what was answered here goes first
+            channel = self.channel
+            was, channel.busy = channel.busy, True
+            try:
+                if local.record:
+                    message["record"], local.record = local.record, []
+                channel.send(message)
+            finally:
+                channel.busy = was
+        else:
+            self.channel.send(message)
         while True:
             message = self.channel.receive()
             kind = message.get("op")
@@ -397,11 +435,22 @@ class Runner:
         sink = _Bounded()
         old = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = sink
+        game = None
         try:
             fn = self.namespace.get(message.get("name"))
             if not callable(fn):
                 raise NameError(f"name {message.get('name')!r} is not defined in your notebook")
+            tree = message.get("tree")
+            if isinstance(tree, dict) and isinstance(message.get("nodes"), list):
+                self.local = _Local(self, message["nodes"], tree, message.get("id"))
+                _record_timer(self)
             args = [decode(a, self.resolve) for a in message.get("args", [])]
+            if self.local is not None:
+                game = self.proxies.get(tree.get("game"))
+                if type(game) is _Game:
+                    game._grading_local_ = self.local      # its calls answered from the tree
+                else:
+                    game = self.local = None
             counter = _LineCounter() if message.get("count") else None
             with _alarm(message.get("timeout")):
                 if counter is None:
@@ -416,9 +465,21 @@ class Runner:
             reply = {"op": "error", **_describe(exc)}
         finally:
             sys.stdout, sys.stderr = old
+            if game is not None:
+                game._grading_local_ = None         # a game kept for later asks the grader
         reply["stdout"] = sink.value()
         reply["id"] = message.get("id")
-        self.channel.send(reply)
+        channel = self.channel
+        was, channel.busy = channel.busy, True
+        try:
+            if _TIMED[0] is not None:
+                _record_timer(None)
+            local, self.local = self.local, None
+            if local is not None and local.record:
+                reply["record"] = local.record      # replayed by the grader before the answer
+            channel.send(reply)
+        finally:
+            channel.busy = was
 
     def run_batch(self, message):
         """Run the calls of a "batch" message (see the module's docstring) and answer them."""
@@ -507,12 +568,15 @@ class Runner:
                 if message.get("forget"):          # the previous call's handles are gone
                     self.proxies.clear()
                     self.children.clear()
+                self.local = None
                 self.call(message)
             elif op == "batch":
+                self.local = None
                 self.run_batch(message)
             elif op == "forget":
                 self.proxies.clear()
                 self.children.clear()
+                self.local = None
             elif op == "fork":
                 self.fork()
             elif op == "exit":
@@ -557,6 +621,7 @@ class Runner:
         _stop_new(before)
         self.proxies.clear()
         self.children.clear()
+        self.local = None
         self.channel.send({"op": "joined", "status": status})
 
 
@@ -711,10 +776,11 @@ class _alarm:
 class _Game:
     """A game of the grader's: each method asks the grader, except where it sent the answer ahead."""
 
-    __slots__ = ("_grading_handle_", "_grading_runner_", "vmin", "vmax")
+    __slots__ = ("_grading_handle_", "_grading_runner_", "_grading_local_", "vmin", "vmax")
 
     def __init__(self, runner, h, vmin, vmax):
         self._grading_runner_, self._grading_handle_ = runner, h
+        self._grading_local_ = None
         self.vmin, self.vmax = vmin, vmax
 
     def __repr__(self):
@@ -737,12 +803,27 @@ class _Game:
         return Player(info["turn"]["$p"])
 
     def is_terminal(self, *args):
+        local = self._grading_local_
+        if local is not None and len(args) == 1:
+            s = local.serial(args[0])
+            if s is not None:
+                return local.nodes[local.positions[s]][0] == "leaf"
         return self._local("is_terminal", args)
 
     def turn(self, *args):
+        local = self._grading_local_
+        if local is not None and len(args) == 1:
+            s = local.serial(args[0])
+            if s is not None:
+                player = local.players.get(local.nodes[local.positions[s]][0])
+                if player is not None:             # a leaf's turn: the grader refuses it
+                    return player
         return self._local("turn", args)
 
     def initial_state(self, *args):
+        local = self._grading_local_
+        if local is not None and not args:
+            return local.standins[0]
         return self._ask("initial_state", args)
 
     def evaluate(self, *args):
@@ -756,6 +837,14 @@ class _Game:
         return entry if entry is not None and entry.state is state else None
 
     def moves(self, state):
+        local = self._grading_local_
+        if local is not None:
+            s = local.serial(state)
+            if s is not None:
+                node = local.nodes[local.positions[s]]
+                if node[0] != "leaf":
+                    local.add(["m", s])
+                    return list(range(node[2]))
         # a node sent ahead: its moves are here (its first use is reported, and recorded there)
         entry = self._known(state)
         if entry is None:
@@ -764,6 +853,14 @@ class _Game:
         return list(entry.moves)
 
     def chance_outcomes(self, state):
+        local = self._grading_local_
+        if local is not None:
+            s = local.serial(state)
+            if s is not None:
+                node = local.nodes[local.positions[s]]
+                if node[0] == "chance":
+                    local.add(["c", s])
+                    return list(zip(range(node[2]), [decode(p) for p in node[3]]))
         entry = self._known(state)
         if entry is None or entry.probabilities is None:
             return self._ask("chance_outcomes", (state,))
@@ -771,6 +868,13 @@ class _Game:
         return list(zip(entry.moves, entry.probabilities))
 
     def result(self, state, move):
+        local = self._grading_local_
+        if local is not None:
+            s = local.serial(state)
+            if s is not None:
+                child = local.result(s, move)
+                if child is not None:
+                    return child
         # the children came with the moves: the first result() for each move needs no trip
         entry = self._known(state)
         if entry is not None:
@@ -782,6 +886,14 @@ class _Game:
         return self._ask("result", (state, move))
 
     def utility(self, state):
+        local = self._grading_local_
+        if local is not None:
+            s = local.serial(state)
+            if s is not None:
+                node = local.nodes[local.positions[s]]
+                if node[0] == "leaf":
+                    local.add(["u", s])
+                    return decode(node[3])
         # a terminal state's utility came with it: answer, and report the call (recorded there)
         info = _info_of(state)
         if info is not None and info.get("game") == self._grading_handle_ and "utility" in info:
@@ -801,6 +913,11 @@ def _make_game(runner, h, vmin, vmax):
 def _make_function(runner, h):
     def function(*args):
         if len(args) == 1:
+            local = runner.local
+            if local is not None:
+                found = local.value(h, args[0])
+                if found is not None:
+                    return found[0]
             # the grader sent this function's value with the state (a pure function of it)
             info = _info_of(args[0])
             for pair in (info.get("values") or ()) if info is not None else ():
@@ -850,13 +967,7 @@ def _info_of(value):
 _PROXY_TYPES = set()
 
 
-def _make_object(runner, h, cls_name, attrs, text, info=None):
-    values = {k: decode(v, runner.resolve) for k, v in attrs.items() if isinstance(k, str)}
-    if not (isinstance(info, dict) and isinstance(info.get("terminal"), bool)
-            and (isinstance(info.get("turn"), dict) or isinstance(info.get("turn_error"), str)
-                 or info.get("terminal") is True)):
-        info = None
-    name = str(cls_name)
+def _state_class(name):
     cls = _STATE_CLASSES.get(name)
     if cls is None:
         if len(_STATE_CLASSES) > 100:                 # names come from the grader: a few
@@ -864,11 +975,171 @@ def _make_object(runner, h, cls_name, attrs, text, info=None):
             _PROXY_TYPES.clear()
         cls = _STATE_CLASSES[name] = type(name, (_State,), {"__slots__": ()})
         _PROXY_TYPES.add(cls)
+    return cls
+
+
+def _make_object(runner, h, cls_name, attrs, text, info=None):
+    values = {k: decode(v, runner.resolve) for k, v in attrs.items() if isinstance(k, str)}
+    if not (isinstance(info, dict) and isinstance(info.get("terminal"), bool)
+            and (isinstance(info.get("turn"), dict) or isinstance(info.get("turn_error"), str)
+                 or info.get("terminal") is True)):
+        info = None
+    cls = _state_class(str(cls_name))
     proxy = object.__new__(cls)
     for slot, value in (("_grading_handle_", h), ("_grading_info_", info),
                         ("_grading_values_", values), ("_grading_text_", text)):
         object.__setattr__(proxy, slot, value)
     return proxy
+
+
+class _Local:
+    """One call's copy of the explicit tree it searches (sent with the call: "nodes", "tree").
+
+    The game's calls on the tree's stand-ins are answered here, exactly as the grader would
+    answer them, and kept in order in ``record`` (``["m", s]`` moves, ``["c", s]`` chance
+    outcomes, ``["r", s, move]`` result, ``["u", s]`` utility; ``s`` the stand-in's number):
+    the record goes to the grader before the next message (a request, the call's answer, or
+    alone every RECORD_CHUNK entries), and the grader's own game makes each call again, in
+    order.  ``result`` makes a new stand-in each time (numbered as the grader numbers the
+    states it makes); anything else (a leaf's moves, an illegal move, ``evaluate``, a state
+    that is not a stand-in of this tree) is asked of the grader, after the record so far.
+    """
+
+    __slots__ = ("runner", "nodes", "standins", "positions", "record", "values", "call_id",
+                 "players", "cls", "infos", "game", "limit")
+
+    def __init__(self, runner, nodes, tree, call_id):
+        self.runner, self.nodes, self.call_id = runner, nodes, call_id
+        self.game, self.infos = tree.get("game"), {}
+        limit = tree.get("limit")
+        self.limit = limit if type(limit) is int else 0    # stand-ins made here, at most
+        self.standins, self.positions, self.record = [], [], []
+        self.players = {"max": Player("max"), "min": Player("min"), "chance": Player("chance")}
+        self.cls = _state_class(str(tree.get("cls", "State")))
+        self.values = {}
+        for pair in tree.get("values") or ():
+            if type(pair) is list and len(pair) == 2 and type(pair[1]) is list \
+                    and len(pair[1]) == len(nodes):
+                self.values[pair[0]] = pair[1]
+        self.standin(0)
+
+    def standin(self, position):
+        """A new stand-in for the node at ``position`` (the next number)."""
+        proxy = object.__new__(self.cls)
+        info = self.infos.get(position)
+        if info is None:
+            info = self.infos[position] = self.info(position)
+        for slot, value in (("_grading_handle_", -1 - len(self.standins)),
+                            ("_grading_info_", info), ("_grading_values_", _NO_ATTRIBUTES),
+                            ("_grading_text_", None)):
+            object.__setattr__(proxy, slot, value)
+        self.standins.append(proxy)
+        self.positions.append(position)
+        return proxy
+
+    def info(self, position):
+        """What the live protocol sends with the node's state (used once the call is over: a
+        stand-in kept for a later call answers as a state of an earlier call does)."""
+        kind, extra = self.nodes[position][0], self.nodes[position][3]
+        info = {"game": self.game, "terminal": True, "utility": extra} if kind == "leaf" else \
+            {"game": self.game, "terminal": False, "turn": {"$p": kind}}
+        values = [[h, found[position][0]] for h, found in self.values.items()
+                  if type(found[position]) is list and len(found[position]) == 1]
+        if values:
+            info["values"] = values
+        return info
+
+    def serial(self, value):
+        """The number of ``value`` if it is a stand-in of this call's tree, else None."""
+        if type(value) is self.cls:
+            h = object.__getattribute__(value, "_grading_handle_")
+            if type(h) is int and h < 0:
+                s = -1 - h
+                if s < len(self.standins) and self.standins[s] is value:
+                    return s
+        return None
+
+    def add(self, entry):
+        self.record.append(entry)
+        if len(self.record) >= RECORD_CHUNK:
+            self.flush()
+
+    def flush(self):
+        """Send the record so far on its own (from :meth:`add`, or from a timer while the call
+        runs: a search stopped by the grader's clock has its calls up to then recorded, as
+        the live protocol has).  The list is cut, never replaced: an entry appended while a
+        timer interrupts is kept for the next message."""
+        channel = self.runner.channel
+        if channel.busy:
+            return
+        channel.busy = True
+        try:
+            record = self.record
+            n = len(record)
+            if n and self.runner.local is self:
+                channel.send({"op": "record", "id": self.call_id, "record": record[:n]})
+                del record[:n]
+        finally:
+            channel.busy = False
+
+    def result(self, s, move):
+        """A new stand-in for ``result(stand-in s, move)``, or None if the grader must answer."""
+        node = self.nodes[self.positions[s]]
+        if node[0] == "leaf" or len(self.standins) >= self.limit:
+            return None                                    # (past the limit: asked live)
+        n = node[2]
+        if type(move) is int:
+            sent, i = move, (move if 0 <= move < n else None)
+        else:
+            sent = encode(move, self.runner.handle_of)     # raises as the grader's request would
+            try:                                           # the grader's test: a dict's look-up
+                i = {k: k for k in range(n)}.get(decode(sent))
+            except (ValueError, TypeError):
+                i = None
+        if i is None:
+            return None
+        self.add(["r", s, sent])
+        return self.standin(node[1] + i)
+
+    def value(self, h, state):
+        """``(value,)`` of the grader's function ``h`` on a stand-in, if it was sent, else None."""
+        values = self.values.get(h)
+        if values is None:
+            return None
+        s = self.serial(state)
+        if s is None:
+            return None
+        item = values[self.positions[s]]
+        if type(item) is list and len(item) == 1:
+            return (decode(item[0], self.runner.resolve),)
+        return None
+
+
+_NO_ATTRIBUTES = {}
+_TIMED = [None]
+
+
+def _on_timer(signum, frame):
+    runner = _TIMED[0]
+    local = runner.local if runner is not None else None
+    if local is not None and local.record:
+        try:
+            local.flush()
+        except Exception:                          # noqa: BLE001 - the next message carries it
+            pass
+
+
+def _record_timer(runner):
+    """Send a call's record every RECORD_SECONDS of CPU time while it runs (runner None: stop)."""
+    _TIMED[0] = runner
+    try:
+        if runner is not None:
+            signal.signal(signal.SIGPROF, _on_timer)
+            signal.setitimer(signal.ITIMER_PROF, RECORD_SECONDS, RECORD_SECONDS)
+        else:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+    except (ValueError, OSError):                  # not the main thread: no timer
+        pass
 
 
 def main():

@@ -62,6 +62,22 @@ GAME_METHODS = frozenset({"initial_state", "turn", "moves", "chance_outcomes", "
 #: the sandbox answers ``moves``/``result`` there itself and reports each node's first use.
 PREFETCH_NODES = 48
 
+#: A search of an explicit tree (:class:`~course.trees.TreeGame`) runs in the sandbox against a
+#: copy of the tree, sent with the call, and sends back the record of its game calls, which the
+#: grader replays in order against its own instrumented game (:meth:`StudentSession._replay_record`);
+#: anything the copy cannot answer exactly is asked live.  False: every call is asked live (the
+#: tree sent ahead as :data:`PREFETCH_NODES` says).  Read in the grader's process only (the
+#: environment variable ``COURSE_REPLAY_TREES=0`` switches it off).
+REPLAY_TREES = os.environ.get("COURSE_REPLAY_TREES", "1") != "0"
+
+#: Most states a replayed record may make in one call (``result``); the sandbox asks the grader
+#: live past it (at a round trip's pace, as the live protocol always does), and a record that
+#: goes past it is refused: the grader's memory grows no faster than with the live protocol.
+REPLAY_STATES = 200_000
+
+#: What a refused record of game calls (:meth:`StudentSession._replay_record`) is reported as.
+RECORD_REFUSED = "the sandbox sent a record of game calls that the grader refuses"
+
 MAX_RESTARTS = 20
 """A submission whose code kills its process more often than this is not graded further."""
 
@@ -200,6 +216,7 @@ class StudentSession:
         self._resulted: set[int] = set()
         self._infos: dict[int, dict] = {}
         self._with_states: list[tuple[int, Any]] = []
+        self._replay: _Replay | None = None
         self._calls = 0
         self.restarts = 0
         self.last_lines: int | None = None
@@ -290,10 +307,14 @@ class StudentSession:
             end = min(end, self.deadline)
         return end
 
-    def _send(self, message: dict, timeout: float | None = None) -> None:
+    def _send(self, message: dict, timeout: float | None = None, raw: str = "") -> None:
+        """Send ``message``; ``raw``: more of its members as JSON text (``', "key": value'``)."""
         if self.proc is None:
             raise SessionError("the sandbox is not running")
-        data = memoryview((json.dumps(message) + "\n").encode("utf-8"))
+        text = json.dumps(message)
+        if raw:
+            text = text[:-1] + raw + "}"
+        data = memoryview((text + "\n").encode("utf-8"))
         end = self._limit(timeout)
         fd = self.proc.stdin.fileno()
         while data:
@@ -443,8 +464,8 @@ class StudentSession:
         itself: this halves the round trips of a search.
         """
         game = self._game
-        if game is None:
-            return None
+        if game is None or self._replay is not None:
+            return None        # (a replayed tree's states other than its stand-ins: asked live)
         try:
             terminal = bool(game.is_terminal(obj))
         except Exception:  # noqa: BLE001 - not a state of this game: no shortcut
@@ -484,6 +505,11 @@ class StudentSession:
             return _Unsendable(str(data.get("$o")), str(data.get("repr", ""))[:200])
         if "$p" in data:
             return Player(data["$p"])
+        if "$s" in data:                   # a stand-in of a replayed tree: the state replayed
+            replay, s = self._replay, data["$s"]
+            if replay is None or type(s) is not int or not 0 <= s < len(replay.tokens):
+                raise SessionError("the sandbox named a state the grader never made")
+            return replay.tokens[s]
         h = data.get("$h")
         if not isinstance(h, int) or not 0 <= h < len(self._objects):
             raise SessionError("the sandbox named an object the grader never sent")
@@ -580,15 +606,28 @@ class StudentSession:
         self._game = args[0] if args and isinstance(args[0], Game) else None
         self._expanded, self._resulted, self._infos = set(), set(), {}
         self._with_states = []
+        self._replay = None
+        found = None
+        if REPLAY_TREES and self._game is not None and not count:
+            # (a counted call counts the sandbox's own lines too: those of the live protocol)
+            found = _instrument().replay_tree(self._game)
+        if found is not None:
+            self._replay = _Replay(self._game, found[2])
         self._calls += 1
         call_id = f"{self._calls}-{os.urandom(6).hex()}"
         # "forget": the handles of the previous call mean nothing in this one
         request = {"op": "call", "id": call_id, "name": name, "forget": True,
-                   "args": [encode(a, self._handle) for a in args]}
+                   "args": [encode(a, self._encoder) for a in args]}
+        raw = ""
+        if found is not None:
+            request["tree"] = {"game": self._handles.get(id(self._game)),
+                               "cls": type(found[2]).__name__, "limit": REPLAY_STATES,
+                               "values": self._tree_values(found[1])}
+            raw = ', "nodes": ' + found[0]        # the same text for every call on this tree
         if count:
             request["count"] = True
         self.last_lines = None
-        self._send(request)
+        self._send(request, raw=raw)
         try:
             return self._serve(call_id)
         except BaseException as exc:
@@ -603,6 +642,71 @@ class StudentSession:
             raise
         finally:
             self._objects, self._handles, self._game = [], {}, None
+            self._replay = None
+
+    def _encoder(self, obj: Any) -> dict:
+        """How a grader's object crosses in a call: a replayed tree's state as its stand-in's
+        number, anything else as a handle."""
+        replay = self._replay
+        if replay is not None:
+            s = replay.serials.get(id(obj))
+            if s is not None and replay.tokens[s] is obj:
+                return {"$s": s}
+        return self._handle(obj)
+
+    def _tree_values(self, states: list) -> list:
+        """The values of this call's functions sent with the states (``sent_with_states``) on each
+        node of a replayed tree, in its numbering: ``[[handle, [[value] or None, ...]], ...]``
+        (None where the function fails: the sandbox asks then)."""
+        out = []
+        for h, fn in self._with_states:
+            of_inner = getattr(fn, "of_inner", None)
+            if not callable(of_inner):
+                continue
+            values = []
+            for state in states:
+                try:
+                    values.append([encode(of_inner(state), _no_handle)])
+                except Exception:  # noqa: BLE001 - then the sandbox asks, as for any call
+                    values.append(None)
+            out.append([h, values])
+        return out
+
+    def _replay_record(self, record: Any) -> None:
+        """Make the game calls of a record sent by the sandbox (:class:`inside._Local`), in order,
+        on the grader's own instrumented game: ``["m", s]`` moves, ``["c", s]`` chance outcomes,
+        ``["u", s]`` utility, ``["r", s, move]`` result (the state it makes is the next number);
+        ``s`` a state's number (0 the initial state).  Anything else, a number not yet made, a
+        call the game refuses (which the sandbox would have asked live) is a broken protocol:
+        :class:`SessionError`, the student's error."""
+        replay = self._replay
+        if replay is None or type(record) is not list:
+            raise SessionError(RECORD_REFUSED)
+        game, tokens, serials = replay.game, replay.tokens, replay.serials
+        try:
+            for entry in record:
+                if type(entry) is not list or len(entry) < 2:
+                    raise ValueError
+                op, s = entry[0], entry[1]
+                if type(s) is not int or not 0 <= s < len(tokens):
+                    raise ValueError
+                if len(entry) == 2 and op == "m":
+                    game.moves(tokens[s])
+                elif len(entry) == 2 and op == "u":
+                    game.utility(tokens[s])
+                elif len(entry) == 3 and op == "r":
+                    if len(tokens) >= REPLAY_STATES:
+                        raise ValueError
+                    child = game.result(tokens[s], decode(entry[2], _player_only))
+                    serials[id(child)] = len(tokens)
+                    tokens.append(child)
+                elif len(entry) == 2 and op == "c":
+                    game.chance_outcomes(tokens[s])
+                else:
+                    raise ValueError
+        except (CourseError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+                ArithmeticError, RecursionError):
+            raise SessionError(RECORD_REFUSED) from None
 
     def call_each(self, name: str, arg_lists: Sequence[Sequence[Any]], *,
                   within: tuple[int | float, int | float] | None = None, count: bool = False
@@ -698,6 +802,8 @@ class StudentSession:
             op = message.get("op")
             if op in ("return", "error", "batched") and message.get("id") != call_id:
                 continue                   # not an answer to this batch (stale or forged)
+            if "record" in message or op == "record":
+                raise SessionError(RECORD_REFUSED)      # no tree is replayed in a batch
             if op == "notes":
                 self._notes(message.get("notes"))
             elif op in ("game", "callback", "note"):
@@ -735,6 +841,15 @@ class StudentSession:
             op = message.get("op")
             if op in ("return", "error") and message.get("id") != call_id:
                 continue                   # not the answer to this call (stale or forged)
+            if "record" in message:        # calls answered in the sandbox: made here first
+                if op not in ("record", "return", "error", "game", "callback") or \
+                        (op == "record" and message.get("id") != call_id):
+                    raise SessionError(RECORD_REFUSED)
+                self._replay_record(message["record"])
+            if op == "record":
+                if "record" not in message:
+                    raise SessionError(RECORD_REFUSED)
+                continue
             if op == "notes":
                 self._notes(message.get("notes"))
             elif op in ("game", "callback", "note"):
@@ -824,7 +939,8 @@ class StudentSession:
                 value = getattr(target, method)(*args)
                 if message["op"] == "note":
                     return                 # recorded; the sandbox already had the answer
-                if method in ("moves", "chance_outcomes") and target is self._game and args:
+                if method in ("moves", "chance_outcomes") and target is self._game and args \
+                        and self._replay is None:
                     made = self._children(target, args[0], method, value)
                     if made is not None:
                         children = [self._handle(child) for child in made]
@@ -833,7 +949,7 @@ class StudentSession:
                 if isinstance(target, Game) or not callable(target):
                     raise SessionError("the sandbox called something that is not a function")
                 value = target(*args)
-            reply = {"op": "reply", "value": encode(value, self._handle)}
+            reply = {"op": "reply", "value": encode(value, self._encoder)}
             if children is not None:
                 reply["children"] = children
             if deeper:
@@ -1144,6 +1260,22 @@ def _watch_memory(session: "StudentSession", proc: subprocess.Popen) -> None:
             _kill_group(proc)
             return
         time.sleep(MEMORY_POLL)
+
+
+class _Replay:
+    """A call's replay of a tree's record: the grader's states by number (0 the initial state)."""
+
+    __slots__ = ("game", "tokens", "serials")
+
+    def __init__(self, game: Any, root: Any) -> None:
+        self.game, self.tokens, self.serials = game, [root], {id(root): 0}
+
+
+def _player_only(data: dict) -> Any:
+    """Resolve a record's move: a player, never a handle."""
+    if "$p" in data:
+        return Player(data["$p"])
+    raise ValueError("a handle in a record")
 
 
 class _Isolated:

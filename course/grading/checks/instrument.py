@@ -192,6 +192,7 @@ class Recording:
         # ``fn`` is the exercise's data (a table per node): the sandbox may be sent its value with
         # each state (:mod:`course.sandbox.session`), which spares a round trip per call
         wrapped.sent_with_states = True
+        wrapped.of_inner = fn            # the same function of the wrapped game's states
         return wrapped
 
     @property
@@ -357,6 +358,8 @@ def instrument(
     # records nothing and depends on the state alone: the sandbox may be sent its value with each
     # state (:mod:`course.sandbox.session`), which spares a round trip per call
     estimate.sent_with_states = True
+    # the same function of the wrapped game's states (what a replayed tree is sent with)
+    estimate.of_inner = lambda s: inner.utility(s) if bool(inner.is_terminal(s)) else inner_evaluate(s)
 
     class InstrumentedGame(Game):
         """A recording copy of a game (see :mod:`course.grading.checks.instrument`)."""
@@ -489,7 +492,8 @@ def instrument(
         chance = node.player is Player.CHANCE
         return list(node.moves), (list(node.probabilities) if chance else None), kids
 
-    _UNRECORDED[game_obj] = (peek, peek_children)
+    _UNRECORDED[game_obj] = (peek, peek_children, inner, root_token,
+                             lambda: nodes[root_token].state)
     return game_obj, recording
 
 
@@ -517,6 +521,76 @@ def unrecorded_children(game: Game, state: Any) -> tuple[list, list | None, list
     """
     peeks = _UNRECORDED.get(game)
     return peeks[1](state) if peeks is not None else None
+
+
+#: Most nodes of an explicit tree whose searches the sandbox answers from a copy of the tree.
+REPLAY_NODES = 20_000
+
+_TREES: dict[int, tuple[Any, str, list]] = {}
+_STRUCTURE = ("turn", "moves", "chance_outcomes", "result", "is_terminal", "utility")
+
+
+def replay_tree(game: Game) -> tuple[str, list, Any] | None:
+    """The explicit tree below an instrumented game's initial state, for a sandbox to answer a
+    search's calls from (:mod:`course.sandbox.session`); None if ``game`` is not an instrumented
+    :class:`~course.trees.TreeGame` (exactly that class) of at most :data:`REPLAY_NODES` nodes.
+
+    Returns ``(nodes, states, root)``: ``nodes`` the tree as JSON text, its nodes numbered
+    breadth first from 0 (the root), each ``[kind, first child, number of children, extra]``
+    (``kind`` ``"max"``, ``"min"``, ``"chance"`` or ``"leaf"``; the children of a node are numbered
+    one after the other; ``extra`` a leaf's utility, a chance node's probabilities, encoded as
+    :func:`course.sandbox.inside.encode` does, else null); ``states`` the wrapped game's state of
+    each number; ``root`` the instrumented game's initial state.  Made from the wrapped game's
+    own nodes (nothing is recorded), the same text for the same tree (kept per process).
+    """
+    peeks = _UNRECORDED.get(game)
+    if peeks is None or len(peeks) < 5:
+        return None
+    from ...trees import TreeGame, TreeNode
+
+    from ...game import GameView
+    from .cases import EvaluatedGame
+
+    inner, root_token, root_state = peeks[2], peeks[3], peeks[4]()
+    while type(inner) in (EvaluatedGame, GameView):      # views that change EVAL alone
+        if any(name in vars(inner) for name in _STRUCTURE):
+            return None
+        inner = inner.game
+    if type(inner) is not TreeGame or type(root_state) is not TreeNode \
+            or root_state.size > REPLAY_NODES or any(name in vars(inner) for name in _STRUCTURE):
+        return None
+    found = _TREES.get(id(root_state))
+    if found is not None and found[0] is root_state:
+        return found[1], found[2], root_token
+    from ...sandbox.inside import encode
+    import json
+
+    def plain(value: Any) -> Any:
+        raise TypeError("not plain data")
+
+    order, nodes = [root_state], []
+    for node in order:           # grows as it goes: breadth first
+        kind = node.kind
+        if kind == "leaf":
+            nodes.append(["leaf", 0, 0, encode(node.value, plain)])
+        elif kind in ("max", "min", "chance"):
+            children = node.children
+            extra = None
+            if kind == "chance":
+                if len(node.probabilities) != len(children):
+                    return None
+                extra = [encode(p, plain) for p in node.probabilities]
+            elif node.probabilities:
+                return None
+            nodes.append([kind, len(order), len(children), extra])
+            order.extend(children)
+        else:
+            return None
+    text = json.dumps(nodes)
+    if len(_TREES) > 256:
+        _TREES.clear()
+    _TREES[id(root_state)] = (root_state, text, order)
+    return text, order, root_token
 
 
 def replay_path(game: Game, path: Sequence[int], state: Any = None) -> Any:
