@@ -55,12 +55,19 @@ def lighter_nbgrader() -> None:
       submission, each time making a new database engine, listing the tables and checking
       that every one exists (about 4 ms of CPU each; a new engine also compiles every query
       again).  Here a database's engine is made once per process, and its tables are checked
-      with one query; each opening still gets its own session, and each closing still closes
-      the engine's connections.
+      with one query, the one nbgrader makes first to see whether the gradebook is new (it
+      asked twice); each opening still gets its own session, and each closing still closes the
+      engine's connections.
     * **the metadata check** (``CheckCellMetadata``, twice per notebook): for every cell,
       nbgrader reads its three JSON schema files and ``jsonschema.validate`` checks the schema
       itself before the cell.  Here each schema file is read and checked once; every cell is
       validated against it as before, with the same error.
+    * **the saving of the grades** (``SaveAutoGrades``): nbgrader commits the gradebook after
+      each grade and comment (about eleven SQLite transactions a submission, each written to
+      disk while the gradebook's lock is held).  Here the same rows are written, each flushed
+      where nbgrader committed it (a database error surfaces at the same cell), and committed
+      once when the step closes its gradebook, also when a cell failed (what was saved before
+      it stays saved, as with nbgrader).
 
     If nbgrader's internals are not the ones this knows (another version), nothing is changed.
     """
@@ -69,12 +76,16 @@ def lighter_nbgrader() -> None:
         from jsonschema.exceptions import best_match
         from nbgrader import api
         from nbgrader.nbgraderformat import common
+        from nbgrader.preprocessors import saveautogrades
     except ImportError:
         return
     if getattr(api, "_course_lighter", False) or not all(
             hasattr(mod, name) for mod, name in ((api, "create_engine"), (api, "inspect"),
                                                  (api, "Base"), (common, "jsonschema"),
-                                                 (common, "BaseMetadataValidator"))):
+                                                 (common, "BaseMetadataValidator"),
+                                                 (saveautogrades, "Gradebook"),
+                                                 (saveautogrades.SaveAutoGrades, "_add_score"),
+                                                 (saveautogrades.SaveAutoGrades, "_add_comment"))):
         return
     engines: dict = {}
     real_create_engine, real_inspect = api.create_engine, api.inspect
@@ -87,11 +98,33 @@ def lighter_nbgrader() -> None:
             engines[key] = real_create_engine(url, *args, **kwargs)
         return engines[key]
 
+    noted: dict = {}
+
+    class _TableNames:
+        """What ``Gradebook.__init__`` asks of ``inspect(engine)``: the tables' names, which it
+        asks again (in ``create_all``) right after; noted here for that one next question."""
+
+        def __init__(self, engine):
+            self.engine = engine
+
+        def get_table_names(self):
+            names = noted[self.engine] = real_inspect(self.engine).get_table_names()
+            return names
+
+    def inspect(subject, *args, **kwargs):
+        if not args and not kwargs and any(subject is engine for engine in engines.values()):
+            return _TableNames(subject)
+        return real_inspect(subject, *args, **kwargs)
+
     def create_all(bind=None, *args, **kwargs):
         # one query for the tables' names instead of one per table: nothing to make if all are
-        # there (checked each time: a gradebook may be deleted and made again at the same path)
+        # there (checked at each opening: a gradebook may be deleted and made again at the same
+        # path; the names read by the opening's first question, just before, serve again)
         if bind is not None and not args and not kwargs and bind in engines.values():
-            if set(metadata.tables) <= set(real_inspect(bind).get_table_names()):
+            names = noted.pop(bind, None)
+            if names is None:
+                names = real_inspect(bind).get_table_names()
+            if set(metadata.tables) <= set(names):
                 return None
         return real_create_all(bind, *args, **kwargs)
 
@@ -127,7 +160,27 @@ def lighter_nbgrader() -> None:
             if error is not None:
                 raise error
 
-    api.create_engine, metadata.create_all = create_engine, create_all
+    class OneCommitGradebook(api.Gradebook):
+        """The gradebook ``SaveAutoGrades`` opens: its commits are flushes, committed at close."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self._commit = self.db.commit
+            self.db.commit = self.db.flush
+
+        def __exit__(self, exc_type, exc_value, traceback):
+            try:
+                self._commit()
+            except Exception:
+                self.db.rollback()
+                if exc_type is None:
+                    raise
+            finally:
+                self.close()
+
+    api.create_engine, api.inspect, metadata.create_all = create_engine, inspect, create_all
+    if saveautogrades.Gradebook is api.Gradebook:
+        saveautogrades.Gradebook = OneCommitGradebook
     common.BaseMetadataValidator.__init__ = validator_init
     common.jsonschema = _Validate()
     api._course_lighter = True
