@@ -23,11 +23,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..._optional import skip_unused_format_checks
 
@@ -35,9 +37,10 @@ skip_unused_format_checks()      # before nbgrader (and jsonschema) are imported
 
 from ..term.course_dir import FileLock, load_course_config  # noqa: E402
 
-__all__ = ["main", "lighter_nbgrader"]
+__all__ = ["main", "lighter_nbgrader", "one_job"]
 
 LOG_LIMIT = 20_000
+_JOB = threading.local()      # .engines: the engines whose connections this job keeps
 
 
 def _emit(payload: dict) -> None:
@@ -69,6 +72,8 @@ def lighter_nbgrader() -> None:
       once when the step closes its gradebook, also when a cell failed (what was saved before
       it stays saved, as with nbgrader).
 
+    * **the gradebook's connections** within a job (:func:`one_job`): see there.
+
     If nbgrader's internals are not the ones this knows (another version), nothing is changed.
     """
     try:
@@ -85,7 +90,8 @@ def lighter_nbgrader() -> None:
                                                  (common, "BaseMetadataValidator"),
                                                  (saveautogrades, "Gradebook"),
                                                  (saveautogrades.SaveAutoGrades, "_add_score"),
-                                                 (saveautogrades.SaveAutoGrades, "_add_comment"))):
+                                                 (saveautogrades.SaveAutoGrades, "_add_comment"),
+                                                 (api.Gradebook, "close"))):
         return
     engines: dict = {}
     real_create_engine, real_inspect = api.create_engine, api.inspect
@@ -178,12 +184,44 @@ def lighter_nbgrader() -> None:
             finally:
                 self.close()
 
+    real_close = api.Gradebook.close
+
+    def close(self):
+        kept = getattr(_JOB, "engines", None)
+        if kept is not None and any(self.engine is engine for engine in engines.values()):
+            self.db.remove()            # the session closed; its connection back in the pool
+            kept.add(self.engine)       # closed when the job ends (one_job)
+        else:
+            real_close(self)
+
     api.create_engine, api.inspect, metadata.create_all = create_engine, inspect, create_all
+    api.Gradebook.close = close
     if saveautogrades.Gradebook is api.Gradebook:
         saveautogrades.Gradebook = OneCommitGradebook
     common.BaseMetadataValidator.__init__ = validator_init
     common.jsonschema = _Validate()
     api._course_lighter = True
+
+
+@contextlib.contextmanager
+def one_job() -> Iterator[None]:
+    """The gradebook's connections opened in this thread are kept until the block ends.
+
+    nbgrader opens and closes the gradebook about ten times per submission, and each closing
+    closes the database's connections, so each opening connects to SQLite again and reads its
+    schema again.  In this block (one job, with :func:`lighter_nbgrader`) a closing still ends
+    its session (its transaction rolled back, nothing held in the database), but the idle
+    connection stays in the engine's pool for the next opening; at the end of the block every
+    one is closed, so no connection outlives the job (a gradebook deleted and made again
+    between jobs is opened anew).
+    """
+    _JOB.engines = kept = set()
+    try:
+        yield
+    finally:
+        _JOB.engines = None
+        for engine in kept:
+            engine.dispose()
 
 
 def _settle_memory() -> None:
@@ -287,10 +325,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         lock.acquire()
         scores = None
         try:
-            api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
-            result = api.autograde(assignment, student, force=True, create=True)
-            if result.get("success"):
-                scores = _scores(api, assignment, student)
+            with one_job():
+                api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+                result = api.autograde(assignment, student, force=True, create=True)
+                if result.get("success"):
+                    scores = _scores(api, assignment, student)
         except Exception as exc:  # noqa: BLE001 - reported to the parent, which goes on
             result = {"success": False, "error": f"{type(exc).__name__}: {exc}"}
         finally:
