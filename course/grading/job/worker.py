@@ -70,7 +70,8 @@ def lighter_nbgrader() -> None:
       disk while the gradebook's lock is held).  Here the same rows are written, each flushed
       where nbgrader committed it (a database error surfaces at the same cell), and committed
       once when the step closes its gradebook, also when a cell failed (what was saved before
-      it stays saved, as with nbgrader).
+      it stays saved, as with nbgrader); and the notebook's grades and comments are read with
+      one query each instead of one or two per cell.
 
     * **the gradebook's connections** within a job (:func:`one_job`): see there.
 
@@ -91,7 +92,11 @@ def lighter_nbgrader() -> None:
                                                  (saveautogrades, "Gradebook"),
                                                  (saveautogrades.SaveAutoGrades, "_add_score"),
                                                  (saveautogrades.SaveAutoGrades, "_add_comment"),
-                                                 (api.Gradebook, "close"))):
+                                                 (api.Gradebook, "close"), (api, "Grade"),
+                                                 (api.Gradebook, "check_course"),
+                                                 (api, "Comment"), (api, "BaseCell"),
+                                                 (api, "MissingEntry"),
+                                                 (api.Gradebook, "find_submission_notebook"))):
         return
     engines: dict = {}
     real_create_engine, real_inspect = api.create_engine, api.inspect
@@ -167,12 +172,49 @@ def lighter_nbgrader() -> None:
                 raise error
 
     class OneCommitGradebook(api.Gradebook):
-        """The gradebook ``SaveAutoGrades`` opens: its commits are flushes, committed at close."""
+        """The gradebook ``SaveAutoGrades`` opens: its commits are flushes, committed at close,
+        and its look-ups of a grade or comment answered from the submitted notebook's rows,
+        read once (the same objects; a name not among them is asked as before)."""
 
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             self._commit = self.db.commit
             self.db.commit = self.db.flush
+            self._read: dict = {}
+
+        def _rows(self, kind, notebook, assignment, student):
+            """The submitted notebook's grades (``kind`` Grade) or comments by cell name, read
+            with one query the first time; ``None`` where nbgrader's own look-up should answer."""
+            key = (kind, notebook, assignment, student)
+            rows = self._read.get(key)
+            if rows is None:
+                try:
+                    submitted = self.find_submission_notebook(notebook, assignment, student)
+                except api.MissingEntry:
+                    rows = {}
+                else:
+                    found = (self.db.query(kind, api.BaseCell.name, api.BaseCell.type)
+                             .join(api.BaseCell, api.BaseCell.id == kind.cell_id)
+                             .filter(kind.notebook_id == submitted.id).all())
+                    # nbgrader looks for a grade cell's grade (a solution cell's comment) first,
+                    # then a task cell's: the same order here
+                    first = "GradeCell" if kind is api.Grade else "SolutionCell"
+                    rows = {name: row for row, name, type_ in found if type_ == "TaskCell"}
+                    rows.update((name, row) for row, name, type_ in found if type_ == first)
+                self._read[key] = rows
+            return rows
+
+        def find_grade(self, grade_cell, notebook, assignment, student):
+            rows = self._rows(api.Grade, notebook, assignment, student)
+            if type(grade_cell) is str and grade_cell in rows:
+                return rows[grade_cell]
+            return super().find_grade(grade_cell, notebook, assignment, student)
+
+        def find_comment(self, solution_cell, notebook, assignment, student):
+            rows = self._rows(api.Comment, notebook, assignment, student)
+            if type(solution_cell) is str and solution_cell in rows:
+                return rows[solution_cell]
+            return super().find_comment(solution_cell, notebook, assignment, student)
 
         def __exit__(self, exc_type, exc_value, traceback):
             try:
@@ -183,6 +225,20 @@ def lighter_nbgrader() -> None:
                     raise
             finally:
                 self.close()
+
+    real_check_course = api.Gradebook.check_course
+
+    def check_course(self, course_id="default_course", **kwargs):
+        # nbgrader checks (and commits) that the course's row exists at every opening; in a
+        # job (one_job) the first opening of each gradebook checks it, the others rely on it
+        checked = getattr(_JOB, "courses", None)
+        if checked is None or kwargs or not any(self.engine is e for e in engines.values()):
+            return real_check_course(self, course_id=course_id, **kwargs)
+        if (self.engine, course_id) in checked:
+            return None             # (Gradebook.__init__, its only caller, ignores it)
+        course = real_check_course(self, course_id=course_id)
+        checked.add((self.engine, course_id))
+        return course
 
     real_close = api.Gradebook.close
 
@@ -195,7 +251,7 @@ def lighter_nbgrader() -> None:
             real_close(self)
 
     api.create_engine, api.inspect, metadata.create_all = create_engine, inspect, create_all
-    api.Gradebook.close = close
+    api.Gradebook.close, api.Gradebook.check_course = close, check_course
     if saveautogrades.Gradebook is api.Gradebook:
         saveautogrades.Gradebook = OneCommitGradebook
     common.BaseMetadataValidator.__init__ = validator_init
@@ -213,13 +269,15 @@ def one_job() -> Iterator[None]:
     its session (its transaction rolled back, nothing held in the database), but the idle
     connection stays in the engine's pool for the next opening; at the end of the block every
     one is closed, so no connection outlives the job (a gradebook deleted and made again
-    between jobs is opened anew).
+    between jobs is opened anew).  Likewise nbgrader's check that the course has its row in the
+    gradebook (a query and a commit at every opening) is made at the first opening of the job.
     """
-    _JOB.engines = kept = set()
+    kept: set = set()
+    _JOB.engines, _JOB.courses = kept, set()
     try:
         yield
     finally:
-        _JOB.engines = None
+        _JOB.engines = _JOB.courses = None
         for engine in kept:
             engine.dispose()
 
