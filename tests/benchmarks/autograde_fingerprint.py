@@ -3,7 +3,8 @@
 Builds the benchmark's class (``bench_autograde.build_class``: honest, untouched and hostile
 submissions) plus submissions that tamper with what nbgrader's sanitizing steps check (a test
 cell edited, a test cell deleted, a cell's points raised, a test cell turned into markdown, a
-cell with an unknown ``grade_id``, another kernelspec, duplicate cell ids, outputs planted),
+cell with an unknown ``grade_id``, another kernelspec, duplicate cell ids, outputs planted;
+each with a ``timestamp.txt``),
 grades every one with the course's worker (one process, in order), and writes:
 
 * every file under ``autograded/`` (path, mode, content; the course's folder written as ``ROOT``),
@@ -52,6 +53,7 @@ def tamper(root: Path) -> list[tuple[str, str]]:
         target.mkdir(parents=True, exist_ok=True)
         # as written, not repaired by nbformat (the duplicate ids stay duplicates)
         (target / solution.name).write_text(json.dumps(nb, indent=1))
+        (target / "timestamp.txt").write_text(f"2026-03-{len(jobs) + 1:02d} 12:00:00.000000 UTC")
         jobs.append((f"tamper-{kind}", solution.parent.name))
 
     def tests(nb):
