@@ -127,3 +127,65 @@ def test_pairs_keep_both_directions_and_name_the_shorter():
     assert (pair.similarity, pair.mutual, pair.shorter, pair.overlap) == (0.91, 0.25, "sam", 116)
     old = Finding("ann", "bob", 0.8, "student", "")          # an audit before both directions
     assert pairs_of([old])[0].shares == (0.8, 0.8)
+
+
+def _complete_linkage_by_definition(pairs, cut):
+    """Complete linkage as its definition says, every link recomputed from the members (slow)."""
+    alike = {}
+    for pair in pairs:
+        if not pair.reference:
+            key = frozenset((pair.a, pair.b))
+            alike[key] = max(alike.get(key, 0.0), pair.mutual)
+    members = sorted({s for key, value in alike.items() if value >= cut for s in key})
+    clusters = [frozenset([s]) for s in members]
+
+    def link(x, y):
+        return min(alike.get(frozenset((i, j)), 0.0) for i in x for j in y)
+
+    while True:
+        best = None
+        for i in range(len(clusters)):
+            for j in range(i + 1, len(clusters)):
+                value = link(clusters[i], clusters[j])
+                if value >= cut:
+                    key = (-value, sorted(clusters[i] | clusters[j]))
+                    if best is None or key < best[0]:
+                        best = (key, i, j)
+        if best is None:
+            break
+        _, i, j = best
+        merged = clusters[i] | clusters[j]
+        clusters = [c for k, c in enumerate(clusters) if k not in (i, j)] + [merged]
+    return [set(c) for c in clusters if len(c) > 1]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_complete_linkage_equals_its_definition(seed):
+    """The grouping keeps only links at the cut and updates them on each merge; on random classes
+    (few distinct values, so many ties; pairs given twice; references) it groups exactly as the
+    definition, which recomputes every link from the members."""
+    import random
+
+    rng = random.Random(seed)
+    students = [f"s{k:02d}" for k in range(rng.randint(2, 16))]
+    values = [0.2, 0.7, 0.75, 0.8, 0.9, 1.0][: rng.randint(2, 6)]
+    pairs = []
+    for _ in range(rng.randint(1, 60)):
+        a, b = rng.sample(students, 2)
+        m = rng.choice(values)
+        pairs.append(Pair(a, b, (m, m), reference=rng.random() < 0.05))
+    for cut in (0.7, 0.8, 0.0):
+        got = sorted(map(sorted, complete_linkage(pairs, cut)))
+        assert got == sorted(map(sorted, _complete_linkage_by_definition(pairs, cut))), (seed, cut)
+
+
+def test_complete_linkage_of_a_large_alike_class_is_quick():
+    """300 students all alike (a class handing in the model answer): the definition took minutes."""
+    import time
+
+    students = [f"s{k:03d}" for k in range(300)]
+    pairs = [Pair(a, b, (1.0, 1.0)) for i, a in enumerate(students) for b in students[i + 1:]]
+    start = time.process_time()
+    (group,) = complete_linkage(pairs, 0.7)
+    assert group == set(students)
+    assert time.process_time() - start < 20

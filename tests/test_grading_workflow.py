@@ -4,6 +4,7 @@ auditing, and the command line's handling of mistakes."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -175,3 +176,29 @@ def test_layout_reads_the_config(course):
     assert 0 < layout.cell_timeout < 3600
     assert layout.assignments() == ["a1_minimax", "a2_alphabeta", "a3_chance", "a4_bounded", "a5_ordering",
                                     "a6_selective"]
+
+
+def test_a_release_changed_between_two_repairs_is_read_again(tmp_path):
+    """The released notebook is read once while unchanged; a release rewritten since (a new cell
+    added: its metadata must be restored in the next submission repaired) is read again."""
+    release = tmp_path / "release"
+    release.mkdir()
+    shutil.copyfile(RELEASE_A2, release / RELEASE_A2.name)
+
+    def repaired(name):
+        submission = tmp_path / name
+        submission.mkdir()
+        shutil.copyfile(RELEASE_A2, submission / RELEASE_A2.name)
+        repair_submission(submission, release)
+        return nbformat.read(submission / RELEASE_A2.name, as_version=4)
+
+    first = repaired("ann")
+    nb = nbformat.read(release / RELEASE_A2.name, as_version=4)
+    extra = nbformat.v4.new_markdown_cell("New hint")
+    extra.metadata["nbgrader"] = {"grade_id": "a2-new-hint", "locked": True, "solution": False,
+                                  "grade": False, "schema_version": 3}
+    nb.cells.append(extra)
+    nbformat.write(nb, release / RELEASE_A2.name)
+    second = repaired("bob")
+    assert "a2-new-hint" not in _grade_ids(first)
+    assert "a2-new-hint" in _grade_ids(second)

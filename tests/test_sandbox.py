@@ -68,6 +68,15 @@ def test_values_cross_exactly():
                                                    None, True)
 
 
+def test_a_fraction_from_the_grader_arrives_without_fractions_imported_first():
+    # fractions is imported in the sandbox only when a fraction arrives (3 ms of every start)
+    session, (result,) = run(["import sys\nprint('fractions' in sys.modules)\n"
+                              "def f(x):\n    return type(x).__name__, x * 3, x"])
+    with session:
+        assert result.stdout == "False\n"
+        assert session.function("f")(Fraction(1, 3)) == ("Fraction", Fraction(1), Fraction(1, 3))
+
+
 def test_player_and_state_identity():
     game = parse_tree([[3, 12], [2, 4]])
     session, _ = run(["from course import Player\n"
@@ -203,6 +212,25 @@ def test_no_network():
     thread.join()
     server.close()
     assert "connected" not in out and not accepted
+
+
+USERNS = ("import ctypes, os\n"
+          "libc = ctypes.CDLL(None, use_errno=True)\n"
+          "if libc.unshare(0x10000000) == 0:                    # CLONE_NEWUSER\n"
+          "    print('made', libc.unshare(0x40000000 | 0x00020000) == 0)  # then network, mounts\n"
+          "else:\n"
+          "    print('refused', os.strerror(ctypes.get_errno()))\n")
+
+
+def test_no_user_namespace_can_be_made_inside():
+    # a user namespace of its own gives the code every capability over new network and mount
+    # namespaces (nf_tables, mounts of many file systems): the kernel's most attacked surface
+    from course.sandbox import bwrap
+
+    if not bwrap.disables_userns(bwrap.bwrap_path()):
+        pytest.skip("this bubblewrap (older than 0.8.0) cannot forbid user namespaces inside")
+    out, _ = printed([USERNS])
+    assert out.startswith("refused"), out
 
 
 # -- damage, persistence, exhaustion -------------------------------------------------------------------

@@ -698,3 +698,106 @@ def test_the_report_page_shows_hostile_names_and_code_as_text(submitted, tmp_pat
     assert "<script" not in page and "<img" not in page and "onerror=alert(2)>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
+
+
+def _texts_for_overlap():
+    """Codes to compare: the honest answers, each also renamed, cut, padded and shuffled."""
+    import random
+
+    rng = random.Random(7)
+    texts = list(HONEST_MINIMAX.values())
+    for code in list(texts):
+        lines = code.strip().splitlines()
+        texts.append("\n".join(lines[: max(2, len(lines) // 2)]))
+        texts.append(code.replace("state", "s").replace("game", "g") + "\nx = [1, 2, 3]\n")
+        shuffled = lines[:]
+        rng.shuffle(shuffled)
+        texts.append("\n".join(shuffled))
+    return texts
+
+
+@pytest.mark.parametrize("boilerplate", [False, True])
+def test_the_overlap_is_copydetects(boilerplate):
+    """The audit's own overlap (no NumPy array per shared k-gram) gives copydetect's numbers:
+    every pair of a set of related codes, both ways, with and without boilerplate removed."""
+    import numpy as np
+    from copydetect import compare_files
+
+    from course.grading.term.results.similarity import _fingerprint, _overlap
+
+    texts = _texts_for_overlap()
+    stub = np.unique(np.array(sorted(_fingerprint(texts[0]).hashes))) if boilerplate else None
+    prints = [_fingerprint(t, stub) for t in texts]
+    compared = 0
+    for a in prints:
+        for b in prints:
+            if not a.hashes or not b.hashes:
+                continue
+            shared, (sim_a, sim_b), _ = compare_files(a, b)
+            want = (min(1.0, float(sim_a)), min(1.0, float(sim_b)), int(shared))
+            assert _overlap(a, b) == want
+            compared += 1
+    assert compared >= 100
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_tokens_covered_are_copydetects(seed):
+    """Random shared positions (gaps of every size around ``k``, positions under several hashes):
+    the tokens covered are the length of copydetect's copied slices."""
+    import random
+
+    import numpy as np
+    from copydetect.utils import get_copied_slices
+
+    from course.grading.term.results.similarity import _covered
+
+    rng = random.Random(seed)
+    k = rng.randint(1, 30)
+    where: dict[int, list[int]] = {}
+    position = rng.randint(0, 5)
+    for _ in range(rng.randint(1, 60)):
+        where.setdefault(rng.randint(0, 25), []).append(position)
+        position += rng.choice([1, 1, 2, k - 2, k - 1, k, k + 1, 3 * k])
+    shared = {h for h in where if rng.random() < 0.7} or set(where)
+    idx = np.concatenate([np.array(where[h]) for h in shared])
+    slices = get_copied_slices(idx, k)
+    assert _covered(where, shared, k) == int(np.sum(slices[1] - slices[0]))
+
+
+def test_code_searched_once_is_charged_to_each_submissions_budget(tmp_path):
+    """The audit searches each text for hidden code once and reuses what it found; the steps are
+    still charged to every submission's budget, so a submission whose budget would run out runs
+    out as before: two identical cells, a budget that fits one search but not two."""
+    import nbformat
+
+    from course.grading.term.results import hidden_code, similarity
+
+    packed = ("import base64\n"
+              "exec(base64.b64decode('" + base64.b64encode(HONEST_MINIMAX["recursive"].encode()).decode()
+              + "'))\n")
+    budget = hidden_code.Budget()
+    hidden_code.find_hidden_code(packed, budget=budget)
+    steps = budget.steps - budget.left
+    assert steps > 1
+    folder = tmp_path / "ann" / "a1"
+    folder.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(packed), nbformat.v4.new_code_cell(packed)]
+    nbformat.write(nb, folder / "a1.ipynb")
+
+    def read(searched, max_steps):
+        defaults = hidden_code.Budget.__init__.__defaults__
+        hidden_code.Budget.__init__.__defaults__ = (max_steps, None)
+        try:
+            return similarity._read_submission(folder, [], lambda text: None, "ann/a1",
+                                               searched=searched)
+        finally:
+            hidden_code.Budget.__init__.__defaults__ = defaults
+
+    for max_steps in (steps + steps // 2, 3 * steps):
+        alone = read(None, max_steps)
+        searched: dict = {}
+        first = read(searched, max_steps)
+        again = read(searched, max_steps)              # every search now found in the memo
+        assert alone == first == again
+        assert bool(alone[2]) is (max_steps < 2 * steps), alone[2]

@@ -9,7 +9,9 @@ what the code sees     how
 =====================  ======================================================================
 its own namespaces     ``--unshare-all``: user, PID (every process it starts dies with the
                        job: ``--die-with-parent``, and bwrap is PID 1 of the namespace),
-                       network (no network at all: only its own empty loopback), IPC, UTS
+                       network (no network at all: only its own empty loopback), IPC, UTS;
+                       it can make no user namespace of its own (``--disable-userns``,
+                       bubblewrap 0.8.0 and later: no capabilities over new namespaces)
 no privileges          ``--cap-drop ALL``, an unprivileged uid, ``--new-session`` (no terminal);
                        a grader running as root starts it as ``nobody``
 the Python runtime     ``/usr`` and the course environment's own Python (the one the
@@ -42,9 +44,10 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Limits", "SandboxUnavailable", "PackagesUnavailable", "bwrap_path", "sandbox_command",
-           "check_sandbox", "limit_resources", "sandbox_tmp", "sandbox_reach", "student_packages",
-           "packages_problem", "reachable", "private_views", "descendants", "INSIDE", "SANDBOX_UID"]
+__all__ = ["Limits", "Layout", "sandbox_layout", "SandboxUnavailable", "PackagesUnavailable",
+           "bwrap_path", "sandbox_command", "check_sandbox", "limit_resources", "sandbox_tmp",
+           "sandbox_reach", "student_packages", "packages_problem", "reachable", "private_views",
+           "descendants", "disables_userns", "INSIDE", "SANDBOX_UID"]
 
 INSIDE = Path(__file__).with_name("inside.py")
 """The program run inside the sandbox."""
@@ -205,9 +208,9 @@ def _sandbox_python() -> tuple[str, str]:
 
 def _environment_packages() -> list[str]:
     """The course environment's folders of third-party packages (``site-packages``)."""
-    found = []
+    found, paths = [], sysconfig.get_paths()
     for key in ("purelib", "platlib"):
-        path = os.path.realpath(sysconfig.get_paths()[key])
+        path = os.path.realpath(paths[key])
         if os.path.isdir(path) and path not in found:
             found.append(path)
     return found
@@ -217,7 +220,7 @@ def _same_python(exe: str) -> bool:
     return os.path.basename(exe) == f"python{sys.version_info.major}.{sys.version_info.minor}"
 
 
-def student_packages() -> list[str]:
+def student_packages(python: str | None = None) -> list[str]:
     """The folders of third-party packages the students' environment offers (read-only inside).
 
     The course's own environment (the one ``make lab`` gives students): its ``site-packages``,
@@ -225,8 +228,9 @@ def student_packages() -> list[str]:
     the environment lives (folders ``nobody`` cannot reach are shown through a private view,
     :func:`sandbox_reach`).  The ``course`` package itself is hidden in them
     (:func:`sandbox_command`).  Empty only where :func:`packages_problem` says why.
+    ``python``: the sandbox's interpreter if known (:func:`_sandbox_python`).
     """
-    if not _same_python(_sandbox_python()[0]):
+    if not _same_python(python or _sandbox_python()[0]):
         return []                      # another Python than the packages were installed for
     return [path for path in _environment_packages() if reachable(path) or private_views()]
 
@@ -253,16 +257,17 @@ def packages_problem() -> str | None:
     return None
 
 
-def sandbox_reach(stage: str | os.PathLike) -> dict[str, str]:
+def sandbox_reach(stage: str | os.PathLike, layout: "Layout | None" = None) -> dict[str, str]:
     """``{folder: mount point}`` for the folders a sandbox binds that ``nobody`` cannot reach.
 
     The mount points are made in ``stage`` (a folder the sandbox's user can reach); pass the
     result to :func:`sandbox_command` and :func:`limit_resources`.  Empty when the grader is
-    not root, or everything is reachable.
+    not root, or everything is reachable.  ``layout``: :func:`sandbox_layout`, if made already.
     """
     if os.geteuid() != 0 or not private_views():
         return {}
-    folders = [folder for folder, _ in _python_binds()] + student_packages()
+    layout = layout or sandbox_layout()
+    folders = [folder for folder, _ in layout.python_binds] + list(layout.packages)
     reach = {}
     for folder in folders:
         if folder not in reach and not reachable(folder):
@@ -273,10 +278,11 @@ def sandbox_reach(stage: str | os.PathLike) -> dict[str, str]:
     return reach
 
 
-def _python_binds() -> list[tuple[str, str]]:
+def _python_binds(python: tuple[str, str] | None = None) -> list[tuple[str, str]]:
     """``(folder, where inside)`` of the sandbox's Python outside ``/usr``: its prefix, its
-    standard library if apart (bound where the interpreter looks for them)."""
-    exe, prefix = _sandbox_python()
+    standard library if apart (bound where the interpreter looks for them).  ``python``:
+    :func:`_sandbox_python`'s answer, if known."""
+    exe, prefix = python or _sandbox_python()
     stdlib = os.path.join(prefix, "lib", f"python{sys.version_info.major}.{sys.version_info.minor}")
     if exe == os.path.realpath(sys.executable) or prefix == os.path.realpath(sys.base_prefix):
         stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
@@ -288,6 +294,44 @@ def _python_binds() -> list[tuple[str, str]]:
     return binds
 
 
+@dataclass(frozen=True)
+class Layout:
+    """What a sandbox shows of this machine: its Python and the students' packages.
+
+    Made once per sandbox started (:func:`sandbox_layout`) and handed to :func:`sandbox_reach`
+    and :func:`sandbox_command`, which used to find each part again (the interpreter seven
+    times, the packages three times per start: a third of the grader's CPU per start).  Not
+    kept between starts: a folder's permissions may change between two submissions.
+    """
+
+    python: tuple[str, str]
+    """(interpreter, prefix): :func:`_sandbox_python`."""
+    python_binds: tuple[tuple[str, str], ...]
+    """:func:`_python_binds`."""
+    packages: tuple[str, ...]
+    """:func:`student_packages`."""
+
+
+def sandbox_layout() -> Layout:
+    """The :class:`Layout` of a sandbox started now."""
+    python = _sandbox_python()
+    return Layout(python, tuple(_python_binds(python)), tuple(student_packages(python[0])))
+
+
+@functools.lru_cache(maxsize=None)
+def disables_userns(bwrap: str | None) -> bool:
+    """Whether ``bwrap`` can forbid user namespaces inside the sandbox (``--disable-userns``,
+    bubblewrap 0.8.0 and later; asked once per process with ``bwrap --help``)."""
+    if bwrap is None:
+        return False
+    try:
+        done = subprocess.run([bwrap, "--help"], stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "--disable-userns" in done.stdout + done.stderr
+
+
 #: Environment of the sandbox's Python besides the clean basics: one thread per numeric library.
 SANDBOX_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp"}
@@ -296,7 +340,8 @@ SANDBOX_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THR
 def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | None = None,
                     program: str | os.PathLike | None = None, limits: Limits = Limits(),
                     args: tuple[str, ...] = ("/grader/inside.py",),
-                    reach: dict[str, str] | None = None) -> list[str]:
+                    reach: dict[str, str] | None = None,
+                    layout: Layout | None = None) -> list[str]:
     """The command that runs :mod:`course.sandbox.inside` (or Python with ``args``) in a sandbox.
 
     The sandbox's writable ``/work``, ``/tmp`` and ``/dev/shm`` are tmpfs of the sizes
@@ -304,17 +349,22 @@ def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | No
     packages).  ``program`` (a folder holding a copy of ``inside.py``, readable by the
     sandbox's user) is its read-only ``/grader``.  ``reach`` (:func:`sandbox_reach`) names the
     mount points of folders the sandbox's user cannot reach; the same mapping must go to
-    :func:`limit_resources`.  ``workdir`` is not used (kept for callers of earlier versions:
-    nothing of the grader's disk is writable inside).
+    :func:`limit_resources`.  ``layout``: :func:`sandbox_layout`, if made already (the same
+    one as given to :func:`sandbox_reach`).  ``workdir`` is not used (kept for callers of
+    earlier versions: nothing of the grader's disk is writable inside).
     """
     bwrap = bwrap or bwrap_path()
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
     reach = reach or {}
-    exe, prefix = _sandbox_python()
+    layout = layout or sandbox_layout()
+    exe = layout.python[0]
     command = [
         bwrap,
         "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        # no user namespace of its own inside (one would give its code every capability over
+        # new network and mount namespaces: the kernel's most attacked code)
+        *(["--unshare-user", "--disable-userns"] if disables_userns(bwrap) else []),
         "--uid", "65534", "--gid", "65534", "--hostname", "sandbox",
         "--ro-bind", "/usr", "/usr",
     ]
@@ -324,7 +374,7 @@ def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | No
             command += ["--symlink", os.readlink(path), str(path)]
         elif path.is_dir():
             command += ["--ro-bind", str(path), str(path)]
-    for folder, inside in _python_binds():    # where the interpreter looks for them
+    for folder, inside in layout.python_binds:    # where the interpreter looks for them
         command += ["--ro-bind", reach.get(folder, folder), inside]
     command += [
         "--proc", "/proc", "--dev", "/dev",
@@ -334,7 +384,7 @@ def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | No
         "--perms", "0777", "--size", str(limits.work_bytes), "--tmpfs", "/work",
     ]
     packages = []                      # at /packages/N: no path of the grader's shows inside
-    for number, path in enumerate(student_packages()):
+    for number, path in enumerate(layout.packages):
         inside = f"/packages/{number}"
         command += ["--ro-bind", reach.get(path, path), inside]
         if os.path.isdir(os.path.join(path, "course")):      # an installed course: not inside

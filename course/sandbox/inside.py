@@ -67,7 +67,6 @@ import signal
 import sys
 import time
 import types
-from fractions import Fraction
 
 OUTPUT_LIMIT = 20_000
 RECURSION_LIMIT = 5_000
@@ -93,6 +92,14 @@ class Player(enum.Enum):
 _HANDLED = {}
 
 
+def _fraction_class():
+    """:class:`fractions.Fraction` if that module was imported, else None (no value can be a
+    fraction then).  Not imported at the start: it costs about 3 ms of CPU of every sandbox's
+    start (``decimal``, ``numbers``), and most submissions never see a fraction."""
+    module = sys.modules.get("fractions")
+    return None if module is None else getattr(module, "Fraction", None)
+
+
 def encode(value, handle=None):
     """``value`` as JSON-ready data; objects that are not plain data go through ``handle``."""
     kind = type(value)
@@ -110,7 +117,8 @@ def encode(value, handle=None):
         return int(value)
     if isinstance(value, float):
         return float(value)
-    if isinstance(value, Fraction):
+    fraction = _fraction_class()
+    if fraction is not None and isinstance(value, fraction):
         return {"$f": [value.numerator, value.denominator]}
     if isinstance(value, enum.Enum) and type(value).__name__ == "Player":
         return {"$p": value.value}
@@ -152,6 +160,7 @@ def decode(data, resolve=None, depth=0):
             n, d = data["$f"]
             if not (isinstance(n, int) and isinstance(d, int)) or d == 0:
                 raise ValueError("bad fraction")
+            from fractions import Fraction
             return Fraction(n, d)
         if "$t" in data:
             return tuple(decode(v, resolve, depth + 1) for v in data["$t"])

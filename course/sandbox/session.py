@@ -47,7 +47,7 @@ from typing import Any
 from ..errors import CourseError
 from ..game import Game, Player
 from .bwrap import (INSIDE, SANDBOX_ENV, Limits, _sandbox_python, limit_resources, sandbox_command,
-                    sandbox_reach, sandbox_tmp, student_packages)
+                    sandbox_layout, sandbox_reach, sandbox_tmp, student_packages)
 from .inside import decode, encode
 
 __all__ = ["StudentSession", "RemoteFunction", "StudentCodeError", "CellResult", "SessionError",
@@ -216,16 +216,20 @@ class StudentSession:
         reach: dict[str, str] = {}
         try:
             if self.sandbox:
-                program = program_folder(_sandbox_python()[0])
-                reach = sandbox_reach(self.tmp)     # folders nobody cannot reach: a private view
+                layout = sandbox_layout()           # found once for this start
+                packages = layout.packages
+                program = program_folder(layout.python[0])
+                reach = sandbox_reach(self.tmp, layout)  # what nobody cannot reach: a private view
                 # this session's folder is named on the command line (``ps`` shows whose it is)
                 command = sandbox_command(self.workdir, program=program, limits=self.limits,
-                                          args=("-c", BOOT, "/grader", self.tmp), reach=reach)
+                                          args=("-c", BOOT, "/grader", self.tmp), reach=reach,
+                                          layout=layout)
             else:
+                packages = student_packages()
                 program = program_folder(sys.executable)
                 command = [sys.executable, "-I", "-S", "-c", BOOT, program, self.tmp]
             env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **SANDBOX_ENV,
-                   "COURSE_STUDENT_PATH": os.pathsep.join(student_packages())}
+                   "COURSE_STUDENT_PATH": os.pathsep.join(packages)}
             self.proc = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 cwd=self.workdir, env=env, start_new_session=True,

@@ -27,12 +27,31 @@ Reads and writes only the instructor's files; runs no student code.
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from .dates import due_dates, parse_when, set_due_date
 from .extensions import Extension, extensions, grant_extension, remove_extension
-from .policies import PercentPerDay, TermPolicy
-from .settle import Settled, TermBook, settle_course
 from .students import Removal, released_assignments, remove_student
+
+#: Imported when first used (they import nbgrader), so that a process that needs none of them
+#: (the copy audit's) does not import nbgrader.
+_LATER = {"PercentPerDay": "policies", "TermPolicy": "policies",
+          "settle_course": "settle", "Settled": "settle", "TermBook": "settle"}
 
 __all__ = ["set_due_date", "due_dates", "parse_when", "PercentPerDay", "TermPolicy", "released_assignments",
            "remove_student", "Removal", "Extension", "grant_extension", "remove_extension", "extensions",
            "settle_course", "Settled", "TermBook"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LATER))

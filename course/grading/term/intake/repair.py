@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_raw_cell
+from nbformat.corpus.words import generate_corpus_id as random_cell_id
 
 __all__ = ["RepairReport", "repair_notebook", "repair_submission", "audit_notebook", "SUSPICIOUS",
            "MAX_CELLS", "MAX_NOTEBOOK_BYTES", "TooLarge"]
@@ -105,16 +105,44 @@ def _text(source: Any) -> str:
     return source if isinstance(source, str) else ""
 
 
+def _new_cell(kind: str, source: str) -> nbformat.NotebookNode:
+    """A new cell as ``nbformat.v4.new_code_cell`` (``new_markdown_cell``, ``new_raw_cell``) makes
+    it, without checking it against the schema there: :func:`repair_notebook` checks the whole
+    notebook it makes once (a notebook's cells were checked twice, 40 % of staging a class)."""
+    cell = nbformat.NotebookNode(id=random_cell_id(), cell_type=kind, metadata=nbformat.NotebookNode(),
+                                 source=source)
+    if kind == "code":
+        cell.execution_count, cell.outputs = None, []
+    return cell
+
+
+def _release_notebook(path: Path) -> nbformat.NotebookNode:
+    """The released notebook at ``path``, read once while the file is unchanged (a class's
+    submissions are repaired against the same few notebooks; :func:`repair_notebook` and
+    :func:`audit_notebook` only read it)."""
+    info = path.stat()
+    key = (str(path.resolve()), info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    found = _RELEASES.get(key)
+    if found is None:
+        found = nbformat.read(path, as_version=4)
+        if len(_RELEASES) >= 64:
+            _RELEASES.clear()
+        _RELEASES[key] = found
+    return found
+
+
+_RELEASES: dict[tuple, nbformat.NotebookNode] = {}
+
+
 def _rebuild(cell: Any) -> nbformat.NotebookNode | None:
     """A clean copy of a cell (type, source, metadata, id), or None if it is not a cell."""
     if not isinstance(cell, dict):
         return None
     kind = cell.get("cell_type")
     source = _text(cell.get("source", ""))
-    maker = {"code": new_code_cell, "markdown": new_markdown_cell, "raw": new_raw_cell}.get(kind)
-    if maker is None:
+    if kind not in ("code", "markdown", "raw"):
         return None
-    new = maker(source)
+    new = _new_cell(kind, source)
     meta = cell.get("metadata")
     if isinstance(meta, dict):
         try:
@@ -132,8 +160,7 @@ def _rebuild(cell: Any) -> nbformat.NotebookNode | None:
 def _set_type(cell: nbformat.NotebookNode, kind: str) -> nbformat.NotebookNode:
     if cell.cell_type == kind:
         return cell
-    maker = {"code": new_code_cell, "markdown": new_markdown_cell, "raw": new_raw_cell}[kind]
-    new = maker(cell.source)
+    new = _new_cell(kind, cell.source)
     new.metadata = cell.metadata
     new.id = cell.id
     return new
@@ -312,7 +339,7 @@ def repair_submission(directory: str | os.PathLike, release_directory: str | os.
     report.unknown = sorted(p.name for p in directory.glob("*.ipynb")
                             if p.name not in released and not p.is_symlink())
     for release_path in sorted(release_directory.glob("*.ipynb")):
-        release = nbformat.read(release_path, as_version=4)
+        release = _release_notebook(release_path)
         path = directory / release_path.name
         if not path.exists():
             report.missing.append(release_path.name)

@@ -122,26 +122,50 @@ def complete_linkage(pairs: Sequence[Pair], cut: float) -> list[set[str]]:
             key = frozenset((pair.a, pair.b))
             alike[key] = max(alike.get(key, 0.0), pair.mutual)
     members = sorted({s for key, value in alike.items() if value >= cut for s in key})
-    clusters = [frozenset([s]) for s in members]
-
-    def link(x: frozenset, y: frozenset) -> float:
-        return min(alike.get(frozenset((i, j)), 0.0) for i in x for j in y)
-
-    while True:
-        best = None
-        for i in range(len(clusters)):
-            for j in range(i + 1, len(clusters)):
-                value = link(clusters[i], clusters[j])
-                if value >= cut:
-                    key = (-value, sorted(clusters[i] | clusters[j]))
-                    if best is None or key < best[0]:
-                        best = (key, i, j)
-        if best is None:
-            break
-        _, i, j = best
-        merged = clusters[i] | clusters[j]
-        clusters = [c for k, c in enumerate(clusters) if k not in (i, j)] + [merged]
-    return [set(c) for c in clusters if len(c) > 1]
+    clusters: dict[int, frozenset] = {k: frozenset([s]) for k, s in enumerate(members)}
+    # the link of two groups (their least alike members) is kept only where it reaches the cut:
+    # merging takes the smaller of two links, so a link below the cut never rises to it again
+    index = {s: k for k, s in enumerate(members)}
+    links: dict[tuple[int, int], float] = {}
+    for key, value in alike.items():
+        if value >= cut and len(key) == 2:
+            i, j = sorted(index[s] for s in key)
+            links[(i, j)] = value
+    if cut <= 0:                         # then even students in no pair (alike 0) are linked
+        for i in range(len(members)):
+            for j in range(i + 1, len(members)):
+                links.setdefault((i, j), 0.0)
+    neighbours: dict[int, set[int]] = {k: set() for k in clusters}
+    for i, j in links:
+        neighbours[i].add(j)
+        neighbours[j].add(i)
+    firsts = {k: s for k, s in enumerate(members)}
+    fresh = len(members)
+    while links:
+        top = max(links.values())
+        # ties: the groups whose sorted names come first (compared in full only among those
+        # whose first names are first)
+        tied = [pair for pair, value in links.items() if value == top]
+        if len(tied) > 1:
+            first = min(min(firsts[i], firsts[j]) for i, j in tied)
+            tied = [(i, j) for i, j in tied if min(firsts[i], firsts[j]) == first]
+        i, j = tied[0] if len(tied) == 1 else min(
+            tied, key=lambda pair: sorted(clusters[pair[0]] | clusters[pair[1]]))
+        merged, fresh = fresh, fresh + 1
+        clusters[merged] = clusters.pop(i) | clusters.pop(j)
+        firsts[merged] = min(firsts.pop(i), firsts.pop(j))
+        neighbours[merged] = set()
+        for k in (neighbours.pop(i) | neighbours.pop(j)) - {i, j}:
+            a = links.pop((min(i, k), max(i, k)), None)
+            b = links.pop((min(j, k), max(j, k)), None)
+            neighbours[k] -= {i, j}
+            if a is not None and b is not None:
+                links[(k, merged)] = min(a, b)
+                neighbours[k].add(merged)
+                neighbours[merged].add(k)
+        links.pop((min(i, j), max(i, j)), None)
+    clusters_left = list(clusters.values())
+    return [set(c) for c in clusters_left if len(c) > 1]
 
 
 @dataclass(frozen=True)

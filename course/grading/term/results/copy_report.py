@@ -22,17 +22,22 @@ script at all.
 
 from __future__ import annotations
 
+if __name__ == "__main__":       # the audit's own process: before nbformat imports jsonschema
+    from ...._optional import skip_unused_format_checks
+
+    skip_unused_format_checks()
+
 import datetime as _dt
 import html
 import json
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .copy_groups import Pair, group_copies
+from .copy_groups import CopyGroups, Pair, group_copies
 from .similarity import DEFAULT_THRESHOLD, Audit, Finding, audit_assignment
 
 if TYPE_CHECKING:
@@ -73,6 +78,26 @@ class Group:
     strongest: float
 
 
+def _grouped(findings: Sequence[Finding]) -> CopyGroups:
+    """:func:`.copy_groups.group_copies` of ``findings``, made once for the report's several parts
+    (the JSON, the page and the console's line each read the same groups)."""
+    key = tuple((f.who, f.other, f.similarity, f.kind, f.line,
+                 None if f.shares is None else tuple(f.shares), f.overlap) for f in findings)
+    with _GROUPED_LOCK:
+        found = _GROUPED.get(key)
+    if found is None:
+        found = group_copies(findings)
+        with _GROUPED_LOCK:
+            if len(_GROUPED) >= 16:
+                _GROUPED.clear()
+            _GROUPED[key] = found
+    return found
+
+
+_GROUPED: dict[tuple, CopyGroups] = {}
+_GROUPED_LOCK = threading.Lock()
+
+
 def group_findings(findings: Sequence[Finding]) -> list[Group]:
     """Students whose code is alike, as small groups (:func:`.copy_groups.group_copies`).
 
@@ -99,7 +124,7 @@ def group_findings(findings: Sequence[Finding]) -> list[Group]:
     >>> [(g.students, g.references) for g in groups]
     [(('ann', 'bob'), ()), (('dan',), ('course/search/minimax.py',))]
     """
-    found = group_copies(findings)
+    found = _grouped(findings)
     members = [set(g) for g in found.groups]
     in_group = {s for g in members for s in g}
     members += [{s} for s in sorted(found.references) if s not in in_group]
@@ -174,16 +199,22 @@ def _pairs_table(caption: str, findings: Sequence[Finding]) -> str:
     return "".join(rows)
 
 
-def _side_by_side(finding: Finding, audit: Audit) -> str:
+def _side_by_side(finding: Finding, audit: Audit, prints: dict[str, Any] | None = None) -> str:
+    """Two codes side by side, what they share marked; ``prints`` keeps the fingerprints made
+    (a class's codes are often the same text: each is fingerprinted once per page)."""
     from .similarity import _fingerprint
 
+    prints = {} if prints is None else prints
     left = audit.codes.get(finding.who, "")
     right = (audit.codes if finding.kind == "student" else audit.references).get(finding.other, "")
     slices: tuple[Any, Any] = (None, None)
     try:
         from copydetect import compare_files
 
-        a, b = _fingerprint(left), _fingerprint(right)
+        for code in (left, right):
+            if code not in prints:
+                prints[code] = _fingerprint(code)
+        a, b = prints[left], prints[right]
         if a.hashes and b.hashes:
             _, _, slices = compare_files(a, b)
     except Exception:  # noqa: BLE001 - the page shows the code unmarked
@@ -233,9 +264,10 @@ def copy_report_html(audits: Sequence[Audit], *, threshold: float = DEFAULT_THRE
              f'<p>{_e(when)}. Pairs of submissions whose code is at least {threshold:.0%} alike '
              f'(names, comments and layout ignored), grouped; code run from strings or packed into '
              f'them. A finding is a reason to look, never evidence: read the code below.</p>']
+    prints: dict[str, Any] = {}
     for audit in audits:
         groups = group_findings(audit.findings)
-        found = group_copies(audit.findings)
+        found = _grouped(audit.findings)
         others = found.other_pairs()
         parts.append(f"<h2>{_e(audit.assignment)}</h2>")
         parts.append(f'<p class="note">{len(audit.codes)} submissions compared in {audit.seconds:.1f} s: '
@@ -249,7 +281,7 @@ def copy_report_html(audits: Sequence[Audit], *, threshold: float = DEFAULT_THRE
             parts.append(f"<h3>Group {number}: {_e(who)}{_e(refs)} (up to {group.strongest:.0%})</h3>")
             parts.append(_pairs_table("Pairs in this group", group.pairs))
             for finding in group.pairs[:SHOWN_PAIRS]:
-                parts.append(_side_by_side(finding, audit))
+                parts.append(_side_by_side(finding, audit, prints))
         if others:
             parts.append("<h3>Other pairs</h3><p class=\"note\">Alike one way at least, but not "
                          "in a group: every two members of a group share most of their code both ways. "
@@ -258,7 +290,7 @@ def copy_report_html(audits: Sequence[Audit], *, threshold: float = DEFAULT_THRE
             chosen = [by_name[(p.a, p.b)] for p in others if (p.a, p.b) in by_name]
             parts.append(_pairs_table("Other pairs, most alike first", chosen))
             for finding in chosen[:SHOWN_PAIRS]:
-                parts.append(_side_by_side(finding, audit))
+                parts.append(_side_by_side(finding, audit, prints))
         if found.common:
             parts.append("<h3>Common code</h3><p class=\"note\">Each of these answers lies inside the "
                          "longer answers of many classmates, and little of theirs is in it: code many "
@@ -287,12 +319,17 @@ def copy_report_html(audits: Sequence[Audit], *, threshold: float = DEFAULT_THRE
     return "\n".join(parts)
 
 
+def _finding_dict(f: Finding) -> dict[str, Any]:
+    """``dataclasses.asdict(f)`` (what the JSON files hold), without its deep copy of each field."""
+    return {field.name: getattr(f, field.name) for field in fields(Finding)}
+
+
 def _as_json(audit: Audit) -> dict[str, Any]:
-    found = group_copies(audit.findings)
+    found = _grouped(audit.findings)
     return {
-        "findings": [asdict(f) for f in audit.findings],
+        "findings": [_finding_dict(f) for f in audit.findings],
         "groups": [{"students": list(g.students), "references": list(g.references),
-                    "strongest": g.strongest, "pairs": [asdict(f) for f in g.pairs]}
+                    "strongest": g.strongest, "pairs": [_finding_dict(f) for f in g.pairs]}
                    for g in group_findings(audit.findings)],
         "pairs": [{"students": [p.a, p.b], "shares": list(p.shares), "mutual": p.mutual,
                    "shorter": p.shorter, "overlap": p.overlap} for p in found.pairs],
@@ -322,7 +359,7 @@ def summary_line(audits: Sequence[Audit], where: str | Path) -> str:
     students = sum(len(g.students) for g in groups)
     hidden = sum(len(a.hidden) for a in audits)
     notes = sum(len(a.notes) for a in audits)
-    pairs = sum(len(group_copies(a.findings).other_pairs()) for a in audits)
+    pairs = sum(len(_grouped(a.findings).other_pairs()) for a in audits)
     incomplete = sum(len(a.incomplete) for a in audits)
     said = []
     if groups:
@@ -364,7 +401,7 @@ AUDIT_MARGIN = 15.0
 
 
 def _audit_json(audit: Audit) -> dict[str, Any]:
-    return {"assignment": audit.assignment, "findings": [asdict(f) for f in audit.findings],
+    return {"assignment": audit.assignment, "findings": [_finding_dict(f) for f in audit.findings],
             "hidden": audit.hidden, "notes": audit.notes, "codes": audit.codes,
             "references": audit.references, "seconds": audit.seconds,
             "incomplete": audit.incomplete}

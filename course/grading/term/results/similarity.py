@@ -66,6 +66,7 @@ reason to look, nothing more.
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import json
@@ -221,8 +222,18 @@ def _strip_comments(code: str) -> str:
 
 
 def _clean(code: str) -> str:
+    # a class's notebooks hold the same cells many times (the release's, untouched answers)
+    return _clean_memo(code) if len(code) <= _MEMO_CHARS else _clean_now(code)
+
+
+def _clean_now(code: str) -> str:
     kept = [line for line in code.splitlines() if not _STUB_LINE.match(line) and not _MAGIC_LINE.match(line)]
     return _strip_comments("\n".join(kept) + "\n").strip("\n")
+
+
+#: The longest text whose cleaned code is kept for the next time (the memo holds 4,096 of them).
+_MEMO_CHARS = 20_000
+_clean_memo = functools.lru_cache(maxsize=4096)(_clean_now)
 
 
 def _pieces(notebook_path: str | os.PathLike, given: Iterable[str] = (),
@@ -435,13 +446,34 @@ def _fingerprint(code: str, boilerplate: Any = None) -> Any:
 
 def _overlap(a: Any, b: Any) -> tuple[float, float, int]:
     """The fractions of ``a``'s and of ``b``'s fingerprinted tokens found in the other, and
-    the number of tokens they share."""
-    from copydetect import compare_files
+    the number of tokens they share.
 
+    The numbers of copydetect's ``compare_files`` (tests/test_similarity.py checks they are the
+    same), computed without its arrays: ``compare_files`` makes a NumPy array for each shared
+    k-gram, and a class's audit compares every pair of students.
+    """
     if not a.hashes or not b.hashes:
         return 0.0, 0.0, 0
-    shared, (sim_a, sim_b), _ = compare_files(a, b)
-    return min(1.0, float(sim_a)), min(1.0, float(sim_b)), int(shared)
+    shared_hashes = a.hashes & b.hashes
+    if not shared_hashes:
+        return 0.0, 0.0, 0
+    covered_a = _covered(a.hash_idx, shared_hashes, a.k)
+    covered_b = _covered(b.hash_idx, shared_hashes, b.k)
+    sim_a = covered_a / a.token_coverage if len(a.filtered_code) > 0 else 0
+    sim_b = covered_b / b.token_coverage if len(b.filtered_code) > 0 else 0
+    return min(1.0, float(sim_a)), min(1.0, float(sim_b)), int(covered_a)
+
+
+def _covered(where: Mapping[int, list[int]], hashes: set[int], k: int) -> int:
+    """Tokens covered by the k-grams at the positions of ``hashes`` (copydetect's copied slices:
+    positions at most ``k - 1`` apart make one slice, from the first to the last plus ``k``)."""
+    positions = sorted(i for h in hashes for i in where[h])
+    total, start = 0, positions[0]
+    for before, after in zip(positions, positions[1:]):
+        if after - before > k - 1:
+            total += before + k - start
+            start = after
+    return total + positions[-1] + k - start
 
 
 def find_copies(
@@ -529,15 +561,19 @@ def find_copies(
         hashes = set().union(*(_fingerprint(text).hashes for code in stubs for text in (code, _clean(code))))
         boilerplate_hashes = np.unique(np.array(sorted(hashes))) if hashes else None
 
+    made: dict[str, Any] = {}            # code -> its fingerprint, or None (too short, empty)
+
     def prints(texts: Mapping[str, str]) -> dict[str, Any]:
         kept = {}
         for name, code in texts.items():
-            own = "\n".join(line for line in code.splitlines() if line.strip() not in given_lines)
-            if _token_count(own) < min_tokens:
-                continue
-            fingerprint = _fingerprint(code, boilerplate_hashes)
-            if fingerprint.hashes:
-                kept[name] = fingerprint
+            if code not in made:
+                own = "\n".join(line for line in code.splitlines() if line.strip() not in given_lines)
+                fingerprint = None
+                if _token_count(own) >= min_tokens:
+                    fingerprint = _fingerprint(code, boilerplate_hashes)
+                made[code] = fingerprint if fingerprint is not None and fingerprint.hashes else None
+            if made[code] is not None:
+                kept[name] = made[code]
         return kept
 
     students = prints(submissions)
@@ -545,6 +581,14 @@ def find_copies(
     pairs = [(a, b, "student") for a, b in itertools.combinations(sorted(students), 2)]
     pairs += [(who, name, "reference") for who in sorted(students) for name in sorted(refs)]
     findings: list[Finding] = []
+    compared: dict[tuple[int, int], tuple[float, float, int]] = {}   # the same two codes: once
+
+    def overlap(x: Any, y: Any) -> tuple[float, float, int]:
+        key = (id(x), id(y))
+        if key not in compared:
+            compared[key] = _overlap(x, y)
+        return compared[key]
+
     for done, (a, b, kind) in enumerate(pairs):
         if deadline is not None and time.monotonic() > deadline:
             if notes is not None:
@@ -552,7 +596,7 @@ def find_copies(
                              f"not compared")
             break
         if kind == "student":
-            sim_a, sim_b, shared = _overlap(students[a], students[b])
+            sim_a, sim_b, shared = overlap(students[a], students[b])
             similarity = max(sim_a, sim_b)
             if similarity >= threshold:
                 copied, source = (a, b) if sim_a >= sim_b else (b, a)
@@ -560,7 +604,7 @@ def find_copies(
                                         f"{a} ~ {b}: {similarity:.0%} of {copied}'s answer code "
                                         f"is also in student {source}'s", (sim_a, sim_b), shared))
         else:
-            similarity, sim_ref, shared = _overlap(students[a], refs[b])
+            similarity, sim_ref, shared = overlap(students[a], refs[b])
             if similarity >= threshold:
                 findings.append(Finding(a, b, similarity, "reference",
                                         f"{a} ~ {b}: {similarity:.0%} of {a}'s answer code "
@@ -618,12 +662,18 @@ def _submission_files(folder: Path) -> list[Path]:
 
 
 def _read_submission(folder: Path, given: list[str], note: Callable[[str], None],
-                     label: str, deadline: float | None = None) -> tuple[str, list[str], str]:
+                     label: str, deadline: float | None = None,
+                     searched: dict[str, tuple[list[str], str, int]] | None = None
+                     ) -> tuple[str, list[str], str]:
     """The code of one student's submission folder, the notes on code hidden in strings, and why
     the search for hidden code was not finished ("" if it was).
 
     The search has a budget of steps (:data:`.hidden_code.MAX_STEPS`) and of time
-    (:data:`SUBMISSION_TIME_LIMIT`, and the audit's ``deadline``) for the whole submission."""
+    (:data:`SUBMISSION_TIME_LIMIT`, and the audit's ``deadline``) for the whole submission.
+    ``searched`` keeps, for each code searched to the end, what was found and the steps it took:
+    the same code in another submission is not searched again, its steps are charged to that
+    submission's budget (a search that would not fit in what is left runs, and stops, as before).
+    """
     from .hidden_code import Budget, SearchIncomplete, find_hidden_code
 
     limit = time.monotonic() + SUBMISSION_TIME_LIMIT
@@ -660,8 +710,18 @@ def _read_submission(folder: Path, given: list[str], note: Callable[[str], None]
     for where, code in pieces:
         if left <= 0:
             break
+        searching = code[:left]
+        known = searched.get(searching) if searched is not None else None
         try:
-            texts, extra = find_hidden_code(code[:left], budget=budget)
+            if known is not None and known[2] <= budget.left and (
+                    budget.deadline is None or time.monotonic() <= budget.deadline):
+                texts, extra = list(known[0]), known[1]
+                budget.left -= known[2]
+            else:
+                before = budget.left
+                texts, extra = find_hidden_code(searching, budget=budget)
+                if searched is not None and len(searching) <= _MEMO_CHARS:
+                    searched[searching] = (list(texts), extra, before - budget.left)
         except SearchIncomplete as exc:
             texts, extra = exc.found
             unfinished = f"{where}: {exc}"
@@ -762,6 +822,7 @@ def audit_assignment(
                               if p.is_dir() and not p.is_symlink() and not p.name.startswith("."))
     except OSError:
         student_dirs = []
+    searched: dict[str, tuple[list[str], str, int]] = {}
     for student_dir in student_dirs:
         folder = student_dir / assignment
         if not folder.is_dir() or folder.is_symlink():
@@ -774,7 +835,7 @@ def audit_assignment(
             progress(who)
         try:
             code, found, unfinished = _read_submission(folder, given, note, f"{who}/{assignment}",
-                                                       deadline)
+                                                       deadline, searched)
         except Exception as error:  # noqa: BLE001 - one submission never stops the audit
             note(f"copies: skipped {who}/{assignment} ({type(error).__name__}: {error})")
             incomplete[who] = f"not read ({type(error).__name__})"
