@@ -40,7 +40,7 @@ from ..term.course_dir import FileLock, load_course_config  # noqa: E402
 __all__ = ["main", "lighter_nbgrader", "one_job"]
 
 LOG_LIMIT = 20_000
-_JOB = threading.local()      # .engines: the engines whose connections this job keeps
+_JOB = threading.local()      # in one_job: .engines (connections kept), .courses (rows checked)
 
 
 def _emit(payload: dict) -> None:
@@ -72,8 +72,8 @@ def lighter_nbgrader() -> None:
       once when the step closes its gradebook, also when a cell failed (what was saved before
       it stays saved, as with nbgrader); and the notebook's grades and comments are read with
       one query each instead of one or two per cell.
-
-    * **the gradebook's connections** within a job (:func:`one_job`): see there.
+    * **the gradebook's connections and the course's row** within a job (:func:`one_job`): see
+      there.
 
     If nbgrader's internals are not the ones this knows (another version), nothing is changed.
     """
@@ -183,8 +183,8 @@ def lighter_nbgrader() -> None:
             self._read: dict = {}
 
         def _rows(self, kind, notebook, assignment, student):
-            """The submitted notebook's grades (``kind`` Grade) or comments by cell name, read
-            with one query the first time; ``None`` where nbgrader's own look-up should answer."""
+            """The submitted notebook's grades (``kind`` is ``Grade``) or comments (``Comment``)
+            by cell name, read with one query the first time (empty if it has none)."""
             key = (kind, notebook, assignment, student)
             rows = self._read.get(key)
             if rows is None:
