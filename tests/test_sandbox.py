@@ -289,6 +289,29 @@ def test_memory_file_size_and_processes_are_limited():
     assert "still running" in out
 
 
+HOLD_PROCESSES = ("import os, time\ndef hold():\n    n = 0\n    try:\n        for _ in range(200):\n"
+                  "            if os.fork() == 0:\n                time.sleep(60); os._exit(0)\n"
+                  "            n += 1\n    except OSError:\n        pass\n    return n")
+FORK_FIVE = ("import os\ndef fork_five():\n    kids = []\n    try:\n        for _ in range(5):\n"
+             "            pid = os.fork()\n            if pid == 0:\n                os._exit(0)\n"
+             "            kids.append(pid)\n    except OSError as exc:\n        return f'refused after {len(kids)}'\n"
+             "    finally:\n        for pid in kids:\n            os.waitpid(pid, 0)\n    return 'forked 5'")
+
+
+def test_a_sandbox_holding_every_process_it_may_leaves_the_next_sandbox_its_own():
+    """Two submissions graded side by side (two workers): the one started first must keep its 32
+    processes whatever the other does.  The limit used to count every process of the sandboxes'
+    host user, so a hostile notebook holding its processes made an honest one's forks fail (its
+    tests then failed: a grade changed by another student's code)."""
+    with StudentSession() as honest, StudentSession() as hostile:
+        assert honest.load([FORK_FIVE])[0].error is None          # started first, as in a run
+        assert hostile.load([HOLD_PROCESSES, FORK_FIVE])[0].error is None
+        held = hostile.call("hold", [])
+        assert held >= 25, held
+        assert honest.call("fork_five", []) == "forked 5"
+        assert hostile.call("fork_five", []).startswith("refused")    # still held to its own
+
+
 def test_a_hanging_cell_is_stopped_and_the_next_cells_run():
     out, results = printed(["def f():\n    return 1",
                             "while True:\n    try:\n        pass\n    except BaseException:\n        pass",

@@ -332,6 +332,31 @@ def disables_userns(bwrap: str | None) -> bool:
     return "--disable-userns" in done.stdout + done.stderr
 
 
+@functools.lru_cache(maxsize=None)
+def counts_own_processes(bwrap: str | None) -> bool:
+    """Whether a sandbox's processes are counted apart from every other process of its host user.
+
+    RLIMIT_NPROC counts the processes of a user; since Linux 5.14 it counts them per user
+    namespace, and each sandbox has a user namespace of its own where ``bwrap`` makes one
+    (``--unshare-user``, passed with ``--disable-userns``).  Then the sandbox's own Python sets its
+    limit (``COURSE_PROCESS_LIMIT``) and counts only its own processes.  Elsewhere the limit
+    counts every process of the host user (``nobody``, or the grader's user), those of another
+    sandbox graded beside it too.
+    """
+    import platform
+
+    try:
+        version = tuple(int(part) for part in platform.release().split("-")[0].split(".")[:2])
+    except ValueError:
+        return False
+    return version >= (5, 14) and disables_userns(bwrap)
+
+
+#: Where each sandbox counts its own processes (:func:`counts_own_processes`), the limit of the
+#: host user's processes is this many sandboxes' worth above its count at the start: a bound on
+#: all of them together if a sandbox's own limit were not set, never reached by a few side by side.
+SIDE_BY_SIDE = 64
+
 #: Environment of the sandbox's Python besides the clean basics: one thread per numeric library.
 SANDBOX_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp"}
@@ -398,6 +423,8 @@ def sandbox_command(workdir: str | os.PathLike | None = None, *, bwrap: str | No
         "--setenv", "PYTHONHASHSEED", "0", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
         "--setenv", "LANG", "C.UTF-8", "--setenv", "COURSE_STUDENT_PATH", os.pathsep.join(packages),
         "--setenv", "COURSE_IN_SANDBOX", "1",
+        *(["--setenv", "COURSE_PROCESS_LIMIT", str(limits.processes)]
+          if counts_own_processes(bwrap) else []),
     ]
     for key, value in SANDBOX_ENV.items():
         command += ["--setenv", key, value]
@@ -466,16 +493,20 @@ def _processes_of(uid: int) -> int:
 
 
 def limit_resources(limits: Limits, *, drop_root: bool = True,
-                    reach: dict[str, str] | None = None):
+                    reach: dict[str, str] | None = None, own_count: bool = False):
     """A ``preexec_fn``: drop root to ``nobody``, then apply ``limits`` to the sandbox's processes.
 
     RLIMIT_NPROC counts all processes of the host user, so the limit is that
     user's current count plus ``limits.processes`` (root is exempt from it,
-    hence the switch to ``nobody``).  ``reach`` (:func:`sandbox_reach`): the folders shown at
-    their mount points first, in a mount namespace of the new process's own.
+    hence the switch to ``nobody``).  ``own_count`` (:func:`counts_own_processes`, the sandbox
+    sets ``limits.processes`` on itself): the host user's limit is only a bound on all sandboxes
+    together (:data:`SIDE_BY_SIDE`), so that no sandbox's processes count against another's.
+    ``reach`` (:func:`sandbox_reach`): the folders shown at their mount points first, in a mount
+    namespace of the new process's own.
     """
     root = drop_root and os.geteuid() == 0
-    processes = _processes_of(SANDBOX_UID if root else os.geteuid()) + limits.processes
+    processes = _processes_of(SANDBOX_UID if root else os.geteuid()) \
+        + limits.processes * (SIDE_BY_SIDE if own_count else 1)
     try:
         libc = _libc()
     except (OSError, AttributeError):

@@ -872,6 +872,13 @@ def _make_object(runner, h, cls_name, attrs, text, info=None):
 
 
 def main():
+    # the sandbox's own processes, counted apart from any other sandbox's (see bwrap.py's
+    # counts_own_processes): set before any student code runs; it can only be lowered after
+    limit = os.environ.get("COURSE_PROCESS_LIMIT", "")
+    if limit.isdigit():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(limit), int(limit)))
     sys.setrecursionlimit(RECURSION_LIMIT)
     protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     protocol_in = os.fdopen(os.dup(0), "r", encoding="utf-8")

@@ -46,8 +46,9 @@ from typing import Any
 
 from ..errors import CourseError
 from ..game import Game, Player
-from .bwrap import (INSIDE, SANDBOX_ENV, Limits, _sandbox_python, limit_resources, sandbox_command,
-                    sandbox_layout, sandbox_reach, sandbox_tmp, student_packages)
+from .bwrap import (INSIDE, SANDBOX_ENV, Limits, _sandbox_python, bwrap_path, counts_own_processes,
+                    limit_resources, sandbox_command, sandbox_layout, sandbox_reach, sandbox_tmp,
+                    student_packages)
 from .inside import decode, encode
 
 __all__ = ["StudentSession", "RemoteFunction", "StudentCodeError", "CellResult", "SessionError",
@@ -233,7 +234,8 @@ class StudentSession:
             self.proc = subprocess.Popen(
                 command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 cwd=self.workdir, env=env, start_new_session=True,
-                preexec_fn=limit_resources(self.limits, drop_root=self.sandbox, reach=reach))
+                preexec_fn=limit_resources(self.limits, drop_root=self.sandbox, reach=reach,
+                                           own_count=self.sandbox and counts_own_processes(bwrap_path())))
         except (OSError, subprocess.SubprocessError) as exc:
             raise SessionError(f"the sandbox could not start: {exc}") from None
         self._buffer = bytearray()

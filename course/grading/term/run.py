@@ -215,7 +215,11 @@ class TermRun:
         """Keep the new results, grade the remaining versions, settle; the records of the run."""
         from .results.report import GRADED, GradeRecord, read_report
 
+        from .settle import known_rows
+
         with gradebook(self.layout) as gb:
+            # read at once, and kept alive while the results are kept
+            known = known_rows(gb, sorted({r.assignment for r in records}))    # noqa: F841
             for record in records:
                 pair = (record.student, record.assignment)
                 self.book.fresh.pop(pair, None)     # what the gradebook shows is this run's now

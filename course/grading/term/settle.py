@@ -419,6 +419,8 @@ class TermBook:
         with gradebook(self.layout) as gb, one_commit(gb):
             if pairs is None:
                 pairs = self.pairs(gb, assignments)
+            # read at once, and kept alive while the class is settled
+            known = known_rows(gb, sorted({a for _, a in pairs}))     # noqa: F841
             seen = self.sync(pairs) if restore else {}
             for student, assignment in pairs:
                 self.harvest(gb, student, assignment)
@@ -437,6 +439,30 @@ class TermBook:
         if self.report_changed:
             update_report(self.layout, {k: self.report[k] for k in sorted(self.report_changed)})
             self.report_changed = set()
+
+
+def known_rows(gb, assignments: list[str]) -> list:
+    """The gradebook's cells, notebooks, assignments, students and submissions (with their
+    notebooks' grades and comments), read in a few queries.
+
+    Settling a submission reads each of its grades' and comments' cell, its student, its
+    assignment, its notebooks and their grades and comments: a query each (about 35 a
+    submission), unless they are in the session already, where SQLAlchemy finds them without a
+    query.  The rows are the same; they are only read sooner, once (settling a class of 504
+    submissions: 5.0 -> 1.9 s of CPU).  The session holds them weakly: the caller keeps the list
+    while it settles.  ``assignments``: the submissions of these are read (the others'
+    are not needed: a course's whole gradebook may be large).
+    """
+    from nbgrader.api import Assignment, BaseCell, Notebook, Student, SubmittedAssignment, SubmittedNotebook
+    from sqlalchemy.orm import selectinload
+
+    rows = [row for model in (BaseCell, Notebook, Assignment, Student) for row in gb.db.query(model).all()]
+    notebooks = selectinload(SubmittedAssignment.notebooks)
+    rows += gb.db.query(SubmittedAssignment).join(SubmittedAssignment.assignment).filter(
+        Assignment.name.in_(assignments)).options(
+        notebooks.selectinload(SubmittedNotebook.grades),
+        notebooks.selectinload(SubmittedNotebook.comments)).all()
+    return rows
 
 
 @contextlib.contextmanager

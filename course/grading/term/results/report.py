@@ -86,11 +86,31 @@ def _report_lock(layout: CourseLayout):
         os.close(fd)
 
 
+def _report_text(report: dict[str, dict]) -> str:
+    """The report as JSON, one submission a line, in order.
+
+    Written after every job of a run: ``json.dumps(indent=...)`` is Python's slow encoder (4 ms a
+    write for 504 submissions), a line per entry its fast one (1.3 ms).
+
+    >>> print(_report_text({"bob/a1": {"score": 2, "status": "graded"}, "ann/a1": {"score": 1}}))
+    {
+    "ann/a1": {"score": 1},
+    "bob/a1": {"score": 2, "status": "graded"}
+    }
+    >>> json.loads(_report_text({})) == {} and json.loads(_report_text({"a": {}})) == {"a": {}}
+    True
+    """
+    if not report:
+        return "{}"
+    return "{\n" + ",\n".join(f"{json.dumps(key)}: {json.dumps(report[key], sort_keys=True)}"
+                              for key in sorted(report)) + "\n}"
+
+
 def _write(layout: CourseLayout, report: dict[str, dict]) -> None:
     tmp = layout.report.with_name(f".{layout.report.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(report, indent=1, sort_keys=True))
+            handle.write(_report_text(report))
         os.replace(tmp, layout.report)
     except BaseException:
         tmp.unlink(missing_ok=True)
