@@ -479,18 +479,67 @@ class ReleasedTestCells(OverwriteCells):
     def preprocess_cell(self, cell: NotebookNode, resources: dict, cell_index: int):
         from nbgrader.api import MissingEntry
 
+        gradebook = self.gradebook
+        cells = getattr(self, "_release_cells", None)
+        if cells is None or cells.gradebook is not gradebook:
+            # nbgrader's step opens a gradebook per notebook: the release's cells are read from
+            # it once, at its first cell, instead of two or three queries per cell
+            cells = self._release_cells = _ReleaseCells(gradebook, self.notebook_id,
+                                                        self.assignment_id)
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id is not None and cell.cell_type == "code":
             try:
-                source = self.gradebook.find_source_cell(grade_id, self.notebook_id,
-                                                         self.assignment_id)
+                source = cells.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
             except MissingEntry:
                 source = None
             if source is not None and source.locked and "### BEGIN HIDDEN TESTS" in source.source:
                 visible, _ = split_hidden(source.source)
                 if cell.source.strip() == visible.strip():
                     cell.source = source.source
-        return super().preprocess_cell(cell, resources, cell_index)
+        self.gradebook = cells
+        try:
+            return super().preprocess_cell(cell, resources, cell_index)
+        finally:
+            self.gradebook = gradebook
+
+
+class _ReleaseCells:
+    """A gradebook whose look-ups of one notebook's source and graded cells (what nbgrader's
+    ``OverwriteCells`` asks for each cell) are answered from the notebook's cells, read once.
+
+    A name the release has gets the gradebook's own object, the one ``find_source_cell`` and
+    ``find_graded_cell`` return (names are unique in a notebook; a grade cell before a task cell).
+    Anything else (a name the release does not have, not a string, or another notebook) is asked
+    of the gradebook as before, so it answers or fails exactly as it did.
+    """
+
+    def __init__(self, gradebook, notebook_id: str, assignment_id: str) -> None:
+        from nbgrader.api import MissingEntry
+
+        self.gradebook = gradebook
+        self._where = (notebook_id, assignment_id)
+        self.source_cells: dict = {}
+        self.graded_cells: dict = {}
+        try:
+            notebook = gradebook.find_notebook(notebook_id, assignment_id)
+        except MissingEntry:
+            return
+        self.source_cells = {c.name: c for c in notebook.source_cells}
+        self.graded_cells = {c.name: c for c in notebook.task_cells}
+        self.graded_cells.update((c.name, c) for c in notebook.grade_cells)
+
+    def find_source_cell(self, name, notebook: str, assignment: str):
+        if type(name) is str and (notebook, assignment) == self._where and name in self.source_cells:
+            return self.source_cells[name]
+        return self.gradebook.find_source_cell(name, notebook, assignment)
+
+    def find_graded_cell(self, name, notebook: str, assignment: str):
+        if type(name) is str and (notebook, assignment) == self._where and name in self.graded_cells:
+            return self.graded_cells[name]
+        return self.gradebook.find_graded_cell(name, notebook, assignment)
+
+    def __getattr__(self, name: str):
+        return getattr(self.gradebook, name)
 
 
 # --- the sandbox is switched off only from the command line (issue 19) -------------------------
