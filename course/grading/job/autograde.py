@@ -208,6 +208,9 @@ def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *
     from .sandboxed import DEFAULT_SUBMISSION_TIMEOUT, course_secret
 
     check_config_approved(root)          # before nbgrader_config.py runs (issue 19: approval.py)
+    from .worker import lighter_nbgrader
+
+    lighter_nbgrader()       # staging opens the gradebook once a submission, settling more
     layout = course_layout(root, submissions)
     config = course_config(layout.root)
     check_policy_approved(config, layout.root)

@@ -375,8 +375,11 @@ def repair_submission(directory: str | os.PathLike, release_directory: str | os.
             findings = findings[:MAX_FINDINGS] + [f"and {len(findings) - MAX_FINDINGS} more findings "
                                                   "like these"]
         report.review += [f"{release_path.name}: {f}" for f in findings]
+        # what nbformat.write writes, without checking the notebook a second time: it was
+        # checked as repair_notebook made it (nbformat.validate raised if it were not valid)
+        text = nbformat.v4.writes(fixed)
         with open(path, "w", encoding="utf-8") as handle:
-            nbformat.write(fixed, handle)
+            handle.write(text if text.endswith("\n") else text + "\n")
     return report
 
 
