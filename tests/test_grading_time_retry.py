@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -187,8 +188,14 @@ def test_an_interrupt_during_the_second_gradings_leaves_them_grading(tmp_path, m
         return real(self, student, assignment, limit)
 
     monkeypatch.setattr(queue._Worker, "grade", grade)
-    status, out = term_support.run("--root", str(root), "autograde", "--timeout", CELL_TIMEOUT,
-                                   "--jobs", "2")
+    # Ctrl-C as a terminal sends it: a process started in the background by a shell without job
+    # control inherits SIGINT ignored, and interrupt_main() then does nothing
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        status, out = term_support.run("--root", str(root), "autograde", "--timeout", CELL_TIMEOUT,
+                                       "--jobs", "2")
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert status == 130, out
     assert sorted(given) == ["bea", "bea", "cal"], given
     report = json.loads((root / "autograded" / ".course-grading" / "report.json").read_text())
