@@ -271,8 +271,11 @@ def _worker_processes(root: Path) -> list[str]:
 def test_an_interrupted_run_leaves_nothing_running_and_nothing_false_and_resumes(tmp_path):
     root = copy_course(tmp_path / "course")
     students = [f"s{k}" for k in range(6)]
+    # s0 is graded at once; the others take 4 s each, so some are in flight when the run
+    # is stopped, however fast grading becomes (it was 0.3 s a submission when this test
+    # last relied on timing alone, and the run had ended before its SIGTERM)
     for who in students:
-        _submit(root, who, _solution())
+        _submit(root, who, _solution(extra=None if who == "s0" else "import time\ntime.sleep(4)"))
     tmp = Path(tempfile.mkdtemp(prefix="run-tmp-", dir="/tmp"))
     env = dict(os.environ, TMPDIR=str(tmp), PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     command = [sys.executable, "-m", "course.grading", "--root", str(root), "autograde",
@@ -284,7 +287,7 @@ def test_an_interrupted_run_leaves_nothing_running_and_nothing_false_and_resumes
         lines.append(line)
         if A1 in line and " / " in line:
             break
-    time.sleep(1.0)                         # the others are in flight
+    time.sleep(0.5)                         # the others are in flight
     proc.send_signal(signal.SIGTERM)
     rest = proc.communicate(timeout=60)[0]
     assert proc.returncode == 130, "".join(lines) + rest
@@ -334,6 +337,36 @@ def test_an_interrupted_run_leaves_nothing_running_and_nothing_false_and_resumes
     assert _gradebook_points(layout, "s0") < FULL
     tmp.rmdir()
 
+
+
+def test_a_sigterm_after_the_workers_end_is_an_interrupt_too(tmp_path):
+    """SIGTERM while the run keeps its results and settles the grades (after the workers):
+    the command stops as on Ctrl-C (exit 130, its message), not killed half-way by the signal's
+    default action; the next run gives every grade.  Before, only the workers' part of the run
+    turned SIGTERM into an interrupt, and this run died with -15."""
+    root = copy_course(tmp_path / "course")
+    for who in ("s0", "s1"):
+        _submit(root, who, _solution())
+    script = (
+        "import os, signal, sys\n"
+        "from course.grading.term.run import TermRun\n"
+        "original = TermRun.finish\n"
+        "def finish(self, *args, **kwargs):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    return original(self, *args, **kwargs)\n"
+        "TermRun.finish = finish\n"
+        "from course.grading.__main__ import main\n"
+        "sys.exit(main(sys.argv[1:]))\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", script, "--root", str(root), "autograde",
+                           "--jobs", "2"], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 130, proc.stdout + proc.stderr
+    assert "autograde interrupted" in proc.stderr
+    status, out = _run("--root", str(root), "autograde", "--jobs", "2")
+    assert status == 0, out
+    layout = course_layout(root)
+    for who in ("s0", "s1"):
+        assert _gradebook_points(layout, who) == FULL
 
 def test_the_formgraders_autograde_button_warns_of_no_untouched_test_cell(graded):
     # the formgrader's Autograde button calls nbgrader's API with the course's configuration

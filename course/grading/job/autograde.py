@@ -191,7 +191,9 @@ def autograde(root: str | os.PathLike = ".", submissions: str | os.PathLike | No
     what = "autograde" + (" --regrade" if regrade else "") + (f" --assignment {assignment}"
                                                                if assignment else "") \
         + (f" --student {student}" if student else "")
-    with course_lock(root, what):
+    # the whole run, not only its workers: a SIGTERM while results are kept and grades
+    # settled stops it as Ctrl-C does, never half-way by the signal's default action
+    with _sigterm_as_interrupt(), course_lock(root, what):
         return _autograde(root, submissions, assignment=assignment, student=student,
                           cell_timeout=cell_timeout, submission_timeout=submission_timeout,
                           log=console_log(log), jobs=jobs, regrade=regrade,
@@ -317,7 +319,7 @@ def _grade(layout: CourseLayout, todo: list[tuple[str, str]], report: dict, reco
            term: Any, timeout: int, submission_timeout: float, jobs: int | None,
            unsafe_no_sandbox: bool, done: Any, begin: Any, log: Any, cluster: str | None = None) -> None:
     """Stage every submission of ``todo`` (or keep it, unchanged), then grade the staged ones."""
-    with _sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="course-grading-") as tmp:
         # the workers' sandboxes make their folders in here too: gone with it, even after a kill
         os.chmod(tmp, 0o711)
         sandboxes = Path(tmp) / "sandboxes"
