@@ -163,7 +163,12 @@ def decode(data, resolve=None, depth=0):
     """The value ``data`` encodes; tagged handles go through ``resolve``."""
     if depth > 200:
         raise ValueError("data nested too deeply")
-    if data is None or isinstance(data, (bool, int, float, str)):
+    kind = type(data)
+    if kind is int or kind is str or kind is float or kind is bool or data is None:
+        return data                                # the common cases first (as JSON makes them)
+    if kind is list:
+        return [decode(v, resolve, depth + 1) for v in data]
+    if isinstance(data, (bool, int, float, str)):
         return data
     if isinstance(data, list):
         return [decode(v, resolve, depth + 1) for v in data]

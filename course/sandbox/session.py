@@ -49,7 +49,7 @@ from ..game import Game, Player
 from .bwrap import (INSIDE, SANDBOX_ENV, Limits, _sandbox_python, bwrap_path, counts_own_processes,
                     limit_resources, sandbox_command, sandbox_layout, sandbox_reach, sandbox_tmp,
                     student_packages)
-from .inside import decode, encode
+from .inside import _HANDLED, decode, encode
 
 __all__ = ["StudentSession", "RemoteFunction", "StudentCodeError", "CellResult", "SessionError",
            "SubmissionLimitError"]
@@ -311,7 +311,7 @@ class StudentSession:
         """Send ``message``; ``raw``: more of its members as JSON text (``', "key": value'``)."""
         if self.proc is None:
             raise SessionError("the sandbox is not running")
-        text = json.dumps(message)
+        text = _dumps(message)
         if raw:
             text = text[:-1] + raw + "}"
         data = memoryview((text + "\n").encode("utf-8"))
@@ -360,10 +360,15 @@ class StudentSession:
         cap = self.limits.message_bytes
         fd = self.proc.stdout.fileno()
         while True:
-            newline = self._buffer.find(b"\n", 0, cap + 1)
+            buffer = self._buffer
+            newline = buffer.find(b"\n", 0, cap + 1)
             if newline >= 0:
-                line = bytes(self._buffer[:newline + 1])
-                del self._buffer[:newline + 1]
+                if newline == len(buffer) - 1:       # the whole buffer is one line (the usual case)
+                    line = bytes(buffer)
+                    buffer.clear()
+                    return line
+                line = bytes(buffer[:newline + 1])
+                del buffer[:newline + 1]
                 return line
             if len(self._buffer) > cap:
                 raise _capped(self, f"your code sent more than {_size(cap)} to the grader at once")
@@ -431,7 +436,8 @@ class StudentSession:
         h = len(self._objects)
         self._objects.append(obj)
         self._handles[key] = h
-        kind, names = _kind_of(obj)
+        found = _KINDS.get(type(obj))           # (a class, never kept there, is decided each time)
+        kind, names = found if found is not None else _kind_of(obj)
         if kind == "game":
             return {"$h": h, "kind": "game", "vmin": encode(obj.vmin, _no_handle),
                     "vmax": encode(obj.vmax, _no_handle)}
@@ -473,7 +479,9 @@ class StudentSession:
         info: dict[str, Any] = {"game": self._handles.get(id(game)), "terminal": terminal}
         if not terminal:       # on a terminal state, turn() is asked of the grader if ever
             try:
-                info["turn"] = encode(game.turn(obj), _no_handle)
+                turn = game.turn(obj)
+                value = _PLAYER_VALUES.get(turn) if type(turn) is Player else None
+                info["turn"] = {"$p": value} if value is not None else encode(turn, _no_handle)
             except CourseError as exc:
                 info["turn_error"] = str(exc)
             except Exception:  # noqa: BLE001
@@ -501,6 +509,10 @@ class StudentSession:
             info["values"] = values
 
     def _resolve(self, data: dict) -> Any:
+        if len(data) == 1:                 # the usual case, a handle alone: {"$h": h}
+            h = data.get("$h")
+            if type(h) is int and 0 <= h < len(self._objects):
+                return self._objects[h]
         if "$o" in data:                   # something the student returned that cannot cross
             return _Unsendable(str(data.get("$o")), str(data.get("repr", ""))[:200])
         if "$p" in data:
@@ -923,21 +935,30 @@ class StudentSession:
         for note in notes:
             if not isinstance(note, list) or len(note) != 3:
                 raise SessionError("the sandbox sent something that is not a message")
-            self._answer({"op": "note", "h": note[0], "method": note[1], "args": note[2]})
+            self._request("note", note[0], note[1], note[2])
 
     def _answer(self, message: dict) -> None:
+        """Answer a request (``"game"``, ``"callback"``) or record a ``"note"``."""
+        self._request(message["op"], message.get("h"), message.get("method"), message.get("args"))
+
+    def _request(self, op: str, h: Any, method: Any, arg_data: Any) -> None:
+        """:meth:`_answer` for the message's members (a note is never made into a message)."""
         try:
-            target = self._resolve({"$h": message.get("h")})
-            args = [decode(a, self._resolve) for a in message.get("args") or []]
+            objects = self._objects
+            if type(h) is int and 0 <= h < len(objects):
+                target = objects[h]
+            else:
+                target = self._resolve({"$h": h})
+            resolve = self._resolve
+            args = [decode(a, resolve) for a in arg_data or []]
             children = deeper = None
-            if message["op"] in ("game", "note"):
-                method = message.get("method")
-                if not isinstance(target, Game) or method not in GAME_METHODS:
+            if op == "game" or op == "note":
+                if not _is_game(target) or method not in GAME_METHODS:
                     raise SessionError("the sandbox asked for something that is not a game method")
                 if method == "result" and args:
                     self._resulted.add(id(args[0]))
                 value = getattr(target, method)(*args)
-                if message["op"] == "note":
+                if op == "note":
                     return                 # recorded; the sandbox already had the answer
                 if method in ("moves", "chance_outcomes") and target is self._game and args \
                         and self._replay is None:
@@ -946,7 +967,7 @@ class StudentSession:
                         children = [self._handle(child) for child in made]
                         deeper = self._deeper(target, made)
             else:
-                if isinstance(target, Game) or not callable(target):
+                if _is_game(target) or not callable(target):
                     raise SessionError("the sandbox called something that is not a function")
                 value = target(*args)
             reply = {"op": "reply", "value": encode(value, self._encoder)}
@@ -958,7 +979,7 @@ class StudentSession:
             raise
         except (CourseError, ValueError, TypeError, KeyError, IndexError, AttributeError,
                 NotImplementedError, ArithmeticError) as exc:
-            if message.get("op") == "note":
+            if op == "note":
                 return
             kind = "GameUsageError" if isinstance(exc, _instrument().GameUsageError) \
                 else type(exc).__name__
@@ -991,6 +1012,7 @@ class StudentSession:
         parent's handle is always sent before its entry.
         """
         unrecorded_children = _instrument().unrecorded_children
+        handle = self._handle
         entries: list = []
         queue = collections.deque(children)
         sent = 0
@@ -1007,9 +1029,13 @@ class StudentSession:
                 break                      # not an instrumented game: nothing is sent ahead
             moves, probabilities, kids = found
             self._expanded.add(id(parent))
-            entries.append([encode(parent, self._handle), encode(moves, self._handle),
-                            None if probabilities is None else encode(probabilities, self._handle),
-                            [self._handle(kid) for kid in kids]])
+            # (a state token's type is kept in _HANDLED: encode() would hand it to _handle; a
+            # list of int moves encodes as itself, and ``moves`` is a list of its own)
+            entries.append([handle(parent) if type(parent) in _HANDLED else encode(parent, handle),
+                            moves if type(moves) is list and all(type(m) is int for m in moves)
+                            else encode(moves, handle),
+                            None if probabilities is None else encode(probabilities, handle),
+                            [handle(kid) for kid in kids]])
             sent += len(kids)
             queue.extend(kids)
         return entries
@@ -1107,6 +1133,30 @@ def _remove_programs() -> None:
 
 
 _KINDS: dict[type, tuple[str, list[str] | None]] = {}
+
+#: What :func:`~.inside.encode` sends for each player (``{"$p": value}``).
+_PLAYER_VALUES = {player: player.value for player in Player}
+
+#: How every message to the sandbox is written: one line of compact JSON (the sandbox reads any
+#: JSON; a message is made by :func:`encode`, which makes new lists and dicts: never a cycle).
+_dumps = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+_GAME_TYPES: dict[type, bool] = {}
+
+
+def _is_game(obj: Any) -> bool:
+    """``isinstance(obj, Game)``, kept for each class (the ABC's check costs more than the rest
+    of a note's recording); an object whose ``__class__`` is not its type is checked each time."""
+    cls = type(obj)
+    found = _GAME_TYPES.get(cls)
+    if found is None:
+        found = isinstance(obj, Game)
+        if obj.__class__ is not cls:
+            return found
+        if len(_GAME_TYPES) > 500:
+            _GAME_TYPES.clear()
+        _GAME_TYPES[cls] = found
+    return found
 
 
 def _dataclass_names(obj: Any) -> list[str]:
