@@ -215,6 +215,9 @@ class StudentSession:
         self._expanded: set[int] = set()
         self._resulted: set[int] = set()
         self._infos: dict[int, dict] = {}
+        self._turn_infos: dict[tuple, dict] = {}
+        """The info of a state whose turn is a player, for each (game's handle, player): one dict
+        for all of a call's (:meth:`_state_info`)."""
         self._with_states: list[tuple[int, Any]] = []
         self._replay: _Replay | None = None
         self._calls = 0
@@ -476,12 +479,27 @@ class StudentSession:
             terminal = bool(game.is_terminal(obj))
         except Exception:  # noqa: BLE001 - not a state of this game: no shortcut
             return None
-        info: dict[str, Any] = {"game": self._handles.get(id(game)), "terminal": terminal}
         if not terminal:       # on a terminal state, turn() is asked of the grader if ever
             try:
                 turn = game.turn(obj)
-                value = _PLAYER_VALUES.get(turn) if type(turn) is Player else None
-                info["turn"] = {"$p": value} if value is not None else encode(turn, _no_handle)
+            except CourseError as exc:
+                return {"game": self._handles.get(id(game)), "terminal": terminal,
+                        "turn_error": str(exc)}
+            except Exception:  # noqa: BLE001
+                return None
+            if type(turn) is Player and not self._with_states:
+                # the same for every such state of the call: one dict (never changed: values of
+                # functions are added to an info only while _with_states is not empty)
+                key = (self._handles.get(id(game)), turn)
+                info = self._turn_infos.get(key)
+                if info is None:
+                    info = self._turn_infos[key] = {"game": key[0], "terminal": terminal,
+                                                    "turn": {"$p": _PLAYER_VALUES[turn]}}
+                return info
+        info: dict[str, Any] = {"game": self._handles.get(id(game)), "terminal": terminal}
+        if not terminal:
+            try:
+                info["turn"] = encode(turn, _no_handle)
             except CourseError as exc:
                 info["turn_error"] = str(exc)
             except Exception:  # noqa: BLE001
@@ -617,6 +635,7 @@ class StudentSession:
         self._objects, self._handles = [], {}
         self._game = args[0] if args and isinstance(args[0], Game) else None
         self._expanded, self._resulted, self._infos = set(), set(), {}
+        self._turn_infos = {}
         self._with_states = []
         self._replay = None
         found = None
@@ -762,6 +781,7 @@ class StudentSession:
             self._fork()                   # this test's own copy of the process
         self._game, self._with_states = None, []
         self._expanded, self._resulted, self._infos = set(), set(), {}
+        self._turn_infos = {}
         tables, items = [], []
         for args in arg_lists:             # each call's handles numbered as in a call of its own
             self._objects, self._handles = [], {}
@@ -950,7 +970,14 @@ class StudentSession:
             else:
                 target = self._resolve({"$h": h})
             resolve = self._resolve
-            args = [decode(a, resolve) for a in arg_data or []]
+            args = []
+            for a in arg_data or []:
+                if type(a) is dict and len(a) == 1:          # a handle alone, as decode() reads it
+                    k = a.get("$h")
+                    if type(k) is int and 0 <= k < len(objects):
+                        args.append(objects[k])
+                        continue
+                args.append(decode(a, resolve))
             children = deeper = None
             if op == "game" or op == "note":
                 if not _is_game(target) or method not in GAME_METHODS:
