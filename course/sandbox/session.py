@@ -715,23 +715,29 @@ class StudentSession:
             raise SessionError(RECORD_REFUSED)
         game, tokens, serials = replay.game, replay.tokens, replay.serials
         try:
+            moves, utility, result = game.moves, game.utility, game.result   # (a Game has all three)
             for entry in record:
-                if type(entry) is not list or len(entry) < 2:
+                if type(entry) is not list:
+                    raise ValueError
+                n = len(entry)
+                if n < 2:
                     raise ValueError
                 op, s = entry[0], entry[1]
                 if type(s) is not int or not 0 <= s < len(tokens):
                     raise ValueError
-                if len(entry) == 2 and op == "m":
-                    game.moves(tokens[s])
-                elif len(entry) == 2 and op == "u":
-                    game.utility(tokens[s])
-                elif len(entry) == 3 and op == "r":
+                if n == 2 and op == "m":
+                    moves(tokens[s])
+                elif n == 2 and op == "u":
+                    utility(tokens[s])
+                elif n == 3 and op == "r":
                     if len(tokens) >= REPLAY_STATES:
                         raise ValueError
-                    child = game.result(tokens[s], decode(entry[2], _player_only))
+                    move = entry[2]                  # an int is read as decode() reads it
+                    child = result(tokens[s], move if type(move) is int
+                                   else decode(move, _player_only))
                     serials[id(child)] = len(tokens)
                     tokens.append(child)
-                elif len(entry) == 2 and op == "c":
+                elif n == 2 and op == "c":
                     game.chance_outcomes(tokens[s])
                 else:
                     raise ValueError
