@@ -704,6 +704,24 @@ class _RefIndex:
                 f"reference has {state}{window}: no cut-off, so it goes on to child {path[-1]}{came}")
 
 
+def _ref_index(result: SearchResult, epsilon: Any) -> _RefIndex:
+    """``_RefIndex(result, epsilon)``, kept per process for a result met again (the references
+    are memoised per case, :func:`reference_result`, and every student is compared with the
+    same ones); nothing reads an index but to look things up."""
+    found = _INDEX_MEMO.get(id(result))
+    if found is not None and found[0] is result and type(found[1]) is type(epsilon) \
+            and found[1] == epsilon:
+        return found[2]
+    index = _RefIndex(result, epsilon=epsilon)
+    if len(_INDEX_MEMO) >= _REFERENCE_MEMO_SIZE:
+        _INDEX_MEMO.clear()
+    _INDEX_MEMO[id(result)] = (result, epsilon, index)
+    return index
+
+
+_INDEX_MEMO: dict[int, tuple[SearchResult, Any, _RefIndex]] = {}
+
+
 def _cut_reason(cut: Any, epsilon: Any) -> str:
     """The test that fired at a cut-off, with its numbers as messages show them.
 
@@ -1045,7 +1063,7 @@ def _leaf_value(case: Case, path: tuple, cache: dict) -> Any:
 
 def _compare_events(comp: Comparison, ref: SearchResult) -> None:
     mine = list(comp.run.events)
-    index = _RefIndex(ref, epsilon=comp.case.epsilon if comp.task.takes_epsilon else 0)
+    index = _ref_index(ref, comp.case.epsilon if comp.task.takes_epsilon else 0)
     theirs = index.events
     if mine == theirs:
         return
