@@ -119,6 +119,10 @@ class TreeNode:
         )
 
 
+#: The players by a node's kind (``Player(kind)`` without the enum's call: searches ask it often).
+_PLAYERS: dict[str, Player] = {player.value: player for player in Player}
+
+
 class TreeGame(Game[TreeNode, int]):
     """An explicit tree as a :class:`~course.game.Game`.
 
@@ -149,7 +153,11 @@ class TreeGame(Game[TreeNode, int]):
         return self.root
 
     def turn(self, state: TreeNode) -> Player:
-        return Player(state.kind)
+        try:
+            player = _PLAYERS.get(state.kind)
+        except TypeError:              # an unhashable kind: Player() says what is wrong
+            player = None
+        return player if player is not None else Player(state.kind)   # a leaf: ValueError
 
     def moves(self, state: TreeNode) -> Sequence[int]:
         return range(len(state.children))

@@ -163,13 +163,51 @@ def test_sneaking_attributes_in_is_detected():
 def test_editing_the_log_through_a_closure_is_detected():
     game, rec = instrument(parse_tree([1, 2]))
     game.utility(game.result(game.initial_state(), 0))
+    # the methods' closure holds the reader of the game's hidden slot; the slot holds the record
     cells = [c.cell_contents for c in type(game).__dict__["utility"].__closure__ or ()]
-    record = next(c for c in cells if callable(c) and c.__name__ == "record")
-    log = next(c.cell_contents for c in record.__closure__ if isinstance(c.cell_contents, list)
-               and c.cell_contents and isinstance(c.cell_contents[0], tuple))
+    reader = next(c for c in cells if callable(c))
+    record = reader(game)
+    log = next(v for v in (getattr(record, name) for name in type(record).__slots__)
+               if isinstance(v, list) and v and isinstance(v[0], tuple))
     log.append((LEAF, (1,)))
     with pytest.raises(InstrumentationTampered, match=r"record\s+of\s+calls\s+was\s+edited"):
         rec.verify()
+
+
+def test_swapping_the_record_through_a_closure_is_detected():
+    game, rec = instrument(parse_tree([1, 2]))
+    other, _ = instrument(parse_tree([1, 2]))
+    cells = [c.cell_contents for c in type(game).__dict__["utility"].__closure__ or ()]
+    reader = next(c for c in cells if callable(c))
+    reader.__self__.__set__(game, reader(other))      # the slot's descriptor, found from its reader
+    with pytest.raises(InstrumentationTampered, match=r"record\s+of\s+calls\s+was\s+replaced"):
+        rec.verify()
+
+
+def test_a_class_altered_in_one_run_is_not_used_again():
+    """Instrumented classes are made once per kind of game: one a search altered is made anew."""
+    game, rec = instrument(parse_tree([1, 2]))
+    type(game).vmin = property(lambda self: -99)      # not a method verify() looks at
+    type(game).__dict__["moves"].__code__ = type(game).__dict__["turn"].__code__
+    again, rec2 = instrument(parse_tree([1, 2]))
+    assert type(again) is not type(game) and type(again).__name__ == "InstrumentedTreeGame"
+    assert again.vmin == 1 and list(again.moves(again.initial_state())) == [0, 1]
+    rec2.verify()
+    fresh, _ = instrument(parse_tree([1, 2]))
+    assert type(fresh) is type(again)                  # an unaltered class is used again
+
+
+def test_tokens_of_another_game_are_refused_and_show_nothing_new():
+    game, _ = instrument(parse_tree([[1, 2], 3]))
+    other, _ = instrument(parse_tree([[1, 2], 3]))
+    token = other.result(other.initial_state(), 0)
+    assert type(token) is type(game.initial_state())
+    with pytest.raises(GameUsageError, match=r"moves\(\) was given <state \(0,\)>, which is not a state of this game"):
+        game.moves(token)
+    assert [n for n in dir(token) if not n.startswith("__")] == []
+    with pytest.raises(AttributeError):
+        token._path
+    assert repr(type(token)()) == "<state>"
 
 
 # --- a search cannot pass by calling the reference, reading the record, or altering it -------------

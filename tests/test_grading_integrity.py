@@ -70,3 +70,51 @@ def test_a_file_changed_just_before_it_was_hashed_is_hashed_again(course):
     os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns))
     with pytest.raises(IntegrityError):
         watch.check("ada/a1")
+
+
+def _pathlib_files(watch):
+    """The watched files as the watch listed them before it walked with os.scandir."""
+    files = []
+    for path in watch.paths:
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*")
+                            if p.is_file() and "__pycache__" not in p.parts
+                            and ".ipynb_checkpoints" not in p.parts)
+        else:
+            files.append(path)
+    for d in watch.site:
+        files += sorted(p for p in d.iterdir() if p.suffix == ".pth"
+                        or p.stem in ("sitecustomize", "usercustomize"))
+    return files
+
+
+def test_the_watched_files_are_those_pathlib_lists(course, tmp_path):
+    """The walk made with os.scandir lists what ``rglob`` listed: links to files are watched,
+    linked folders not entered, caches left out; the site folders' start-up files found."""
+    sol = course / "solutions" / "a1"
+    (sol / "deep" / "deeper").mkdir(parents=True)
+    (sol / "deep" / "deeper" / "x.py").write_text("x = 1\n")
+    (sol / "__pycache__").mkdir()
+    (sol / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    (sol / ".ipynb_checkpoints").mkdir()
+    (sol / ".ipynb_checkpoints" / "a1-checkpoint.ipynb").write_text("{}\n")
+    (sol / "B.txt").write_text("b")
+    (sol / "a.txt").write_text("a")
+    outside = tmp_path / "outside"
+    (outside / "sub").mkdir(parents=True)
+    (outside / "sub" / "y.py").write_text("y = 1\n")
+    (outside / "f.py").write_text("f = 1\n")
+    (sol / "linked-folder").symlink_to(outside / "sub", target_is_directory=True)
+    (sol / "linked-file.py").symlink_to(outside / "f.py")
+    (sol / "broken").symlink_to(tmp_path / "nowhere")
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    for name in ("a.pth", ".pth", "x.", "sitecustomize.py", "usercustomize", "sitecustomize.",
+                 "other.py", "b.pth.txt"):
+        (site / name).write_text("")
+    watch = IntegrityWatch(course, extra=(outside,))
+    watch.site = [site]
+    listed = watch._files()
+    assert listed == _pathlib_files(watch)
+    assert sol / "linked-file.py" in listed and sol / "deep" / "deeper" / "x.py" in listed
+    assert not any("__pycache__" in p.parts or "linked-folder" in p.parts for p in listed)

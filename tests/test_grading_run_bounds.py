@@ -156,6 +156,34 @@ def test_the_audit_runs_in_its_own_limited_process_and_is_never_waited_for(tmp_p
     assert sorted(document["assignments"]["a1_minimax"]["incomplete"]) == ["ada", "bob"]
 
 
+
+def test_the_audits_process_makes_the_report_files_the_grading_process_would_make(tmp_path):
+    """The audit's process writes the report's texts beside its audits (so the grading process
+    does not make them after the last job): they are what the grading process makes from the
+    audits it reads back, the page's time aside; an audit stopped early gives none."""
+    import re
+
+    from course.grading.term.course_dir import course_layout
+    from course.grading.term.results import copy_report
+    from test_grading_support import copy_course
+
+    root = copy_course(tmp_path / "course", approve=False)
+    _class_folder(root, {"ada": HONEST, "bob": HONEST, "eve": HONEST.replace("best", "top")})
+    layout = course_layout(root)
+    audit = copy_report.start_copy_audit(layout, ["a1_minimax"])
+    audits = audit()
+    assert audit.texts is not None and audits[0].findings
+    json_text, html_text = copy_report.copy_report_texts(audits)
+    assert audit.texts[0] == json_text
+    stamp = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+    assert stamp.sub("WHEN", audit.texts[1]) == stamp.sub("WHEN", html_text)
+    copy_report.report_copies(layout, ["a1_minimax"], None, audits, texts=audit.texts)
+    assert (layout.autograded / copy_report.COPIES_HTML_PATH).read_text() == audit.texts[1]
+    stopped = copy_report.start_copy_audit(layout, ["a1_minimax"], time_limit=0.0)
+    stopped.deadline = time.monotonic()
+    stopped()
+    assert stopped.texts is None
+
 # --------------------------------------------------------------------------- item 7: the console
 
 

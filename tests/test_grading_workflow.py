@@ -202,3 +202,29 @@ def test_a_release_changed_between_two_repairs_is_read_again(tmp_path):
     second = repaired("bob")
     assert "a2-new-hint" not in _grade_ids(first)
     assert "a2-new-hint" in _grade_ids(second)
+
+
+@pytest.mark.parametrize("source", sorted(p.relative_to(SOLUTIONS).as_posix()
+                                          for p in SOLUTIONS.glob("*/*.ipynb")))
+def test_a_repaired_notebook_reads_back_as_nbformat_writes_it(tmp_path, source):
+    """The staged notebook is written as one line of JSON (the worker reads it, nobody else):
+    nbformat reads the same notebook from it as from nbformat's own indented form, for every
+    assignment's solutions with unusual text and metadata added (unicode, a multi-line output,
+    a trusted flag, orig_nbformat)."""
+    release = EXERCISES / source
+    raw = json.loads((SOLUTIONS / source).read_text(encoding="utf-8"))
+    raw["metadata"]["orig_nbformat"] = 3
+    raw["cells"].insert(0, {"cell_type": "code", "id": "planted", "execution_count": 3,
+                            "metadata": {"trusted": True, "tags": ["é", "😀"]},
+                            "source": ["x = '\\u2028 ü 😀'\n", "print(x)\r\n", "y = '\\\\n'"],
+                            "outputs": [{"output_type": "stream", "name": "stdout",
+                                         "text": ["a\n", "b\u2028c\n"]}]})
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / release.name).write_text(json.dumps(raw), encoding="utf-8")
+    repair_submission(folder, release.parent)
+    fixed, _ = repair_notebook(json.loads(json.dumps(raw)), nbformat.read(release, as_version=4))
+    expected = nbformat.reads(nbformat.v4.writes(fixed), as_version=4)
+    staged = nbformat.read(folder / release.name, as_version=4)
+    assert staged == expected
+    assert "trusted" not in staged.cells[0].metadata and "orig_nbformat" not in staged.metadata

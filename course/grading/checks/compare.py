@@ -26,6 +26,7 @@ import contextlib
 import io
 import re
 import signal
+import _signal
 import sys
 import threading
 import time
@@ -236,13 +237,15 @@ def _time_limit(seconds: float | None):
     def on_alarm(signum, frame):
         raise TimeLimitExceeded(f"more than {seconds:g} seconds")
 
-    previous = signal.signal(signal.SIGALRM, on_alarm)
+    # _signal.signal is what signal.signal calls, without turning the previous handler into an
+    # enum and back (a cost at each of the thousands of checks a grading worker runs)
+    previous = _signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _signal.signal(signal.SIGALRM, previous)
 
 
 _COURSE_PACKAGE = str(Path(__file__).resolve().parents[2]).replace("\\", "/") + "/"
@@ -704,6 +707,24 @@ class _RefIndex:
                 f"reference has {state}{window}: no cut-off, so it goes on to child {path[-1]}{came}")
 
 
+def _ref_index(result: SearchResult, epsilon: Any) -> _RefIndex:
+    """``_RefIndex(result, epsilon)``, kept per process for a result met again (the references
+    are memoised per case, :func:`reference_result`, and every student is compared with the
+    same ones); nothing reads an index but to look things up."""
+    found = _INDEX_MEMO.get(id(result))
+    if found is not None and found[0] is result and type(found[1]) is type(epsilon) \
+            and found[1] == epsilon:
+        return found[2]
+    index = _RefIndex(result, epsilon=epsilon)
+    if len(_INDEX_MEMO) >= _REFERENCE_MEMO_SIZE:
+        _INDEX_MEMO.clear()
+    _INDEX_MEMO[id(result)] = (result, epsilon, index)
+    return index
+
+
+_INDEX_MEMO: dict[int, tuple[SearchResult, Any, _RefIndex]] = {}
+
+
 def _cut_reason(cut: Any, epsilon: Any) -> str:
     """The test that fired at a cut-off, with its numbers as messages show them.
 
@@ -1045,7 +1066,7 @@ def _leaf_value(case: Case, path: tuple, cache: dict) -> Any:
 
 def _compare_events(comp: Comparison, ref: SearchResult) -> None:
     mine = list(comp.run.events)
-    index = _RefIndex(ref, epsilon=comp.case.epsilon if comp.task.takes_epsilon else 0)
+    index = _ref_index(ref, comp.case.epsilon if comp.task.takes_epsilon else 0)
     theirs = index.events
     if mine == theirs:
         return

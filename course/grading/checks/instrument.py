@@ -24,7 +24,8 @@ Two rules are noted beside the record (:meth:`Recording.terminal_evaluations`,
 must get ``utility``), and ``result`` called twice with the same state token
 and move (a child created twice, even if only one copy is searched).
 
-The record cannot be reached from the game (it lives in a closure), the game
+The record cannot be reached from the game by name (it lives in a slot whose
+descriptor is taken off the game's class), the game
 refuses new attributes, and :meth:`Recording.verify` checks afterwards that
 the class and its methods are the originals and that the log still matches
 its running digest.  Every recorded call also looks up the call stack for
@@ -130,7 +131,7 @@ class Recording:
     """
 
     __slots__ = ("game", "_events", "_digest", "_reference", "_cls", "_originals", "_codes",
-                 "_root", "_estimate", "_notes", "_inner")
+                 "_root", "_estimate", "_notes", "_inner", "_recorder")
 
     def __init__(self, game, events, digest, reference, cls, originals, root, estimate,
                  notes=None, inner=None) -> None:
@@ -145,6 +146,7 @@ class Recording:
         self._originals = originals
         self._codes = {name: getattr(f, "__code__", None) for name, f in originals.items()}
         self._root = root
+        self._recorder: tuple[Callable, Any] | None = None   # (the class's slot getter, the record)
 
     def events(self) -> tuple[tuple[str, Path], ...]:
         """Every recorded ``(kind, path)`` in order (kind :data:`EXPAND` or :data:`LEAF`)."""
@@ -219,6 +221,13 @@ class Recording:
                 problems.append(f"method {name}() of the game was replaced")
             elif getattr(func, "__code__", None) is not self._codes[name]:
                 problems.append(f"the code of method {name}() was replaced")
+        if type(game) is cls and self._recorder is not None:
+            try:
+                held = self._recorder[0](game)
+            except AttributeError:
+                held = None
+            if held is not self._recorder[1]:
+                problems.append("the game's record of calls was replaced")
         extra = sorted(getattr(game, "__dict__", {}) or {})
         if extra:
             problems.append(f"attributes were added to the game: {', '.join(extra)}")
@@ -281,56 +290,112 @@ def instrument(
         raise ParameterError(f"instrument() needs a course Game, got {type(game).__name__}")
     inner = game
     inner_evaluate = evaluate if evaluate is not None else inner.evaluate
-    events: list[tuple[str, Path]] = []
-    digest = [0, 0]                    # running hash of the events, and their count
-    reference: list[str] = []
-    nodes: dict[Any, _Node] = {}
-    notes: dict[str, list] = {"terminal_evaluate": [], "regenerated": []}
-    vmin, vmax = inner.vmin, inner.vmax
+    cls, originals, _, set_recorder, get_recorder = _game_class(f"Instrumented{type(inner).__name__}")
+    rec = _Recorder(inner, inner_evaluate, callers)
+    root_token = rec.make(inner.initial_state() if state is None else state, ())
+    rec.root = root_token
+    lookup = rec.lookup
 
-    class State:
-        """An opaque game state: pass it to the game's methods."""
+    def estimate(state: Any) -> Any:
+        node = lookup(state, "estimate")
+        return inner.utility(node.state) if node.terminal else inner_evaluate(node.state)
 
-        __slots__ = ("__weakref__",)
+    # records nothing and depends on the state alone: the sandbox may be sent its value with each
+    # state (:mod:`course.sandbox.session`), which spares a round trip per call
+    estimate.sent_with_states = True
+    # the same function of the wrapped game's states (what a replayed tree is sent with)
+    estimate.of_inner = rec.estimate_inner
 
-        def __repr__(self) -> str:
-            node = nodes.get(self)
-            return f"<state {format_path(node.path)}>" if node is not None else "<state>"
+    game_obj = object.__new__(cls)
+    set_recorder(game_obj, rec)
+    recording = Recording(game_obj, rec.events, rec.digest, rec.reference, cls, originals, root_token,
+                          estimate, rec.notes, inner=rec.inner_state)
+    recording._recorder = (get_recorder, rec)
+    _UNRECORDED[game_obj] = (rec.peek, rec.peek_children, game, root_token, rec.root_state)
+    return game_obj, recording
 
-    def record(kind: str, node: _Node) -> None:
-        if callers:
+
+class State:
+    """An opaque game state: pass it to the game's methods."""
+
+    __slots__ = ("_path", "__weakref__")
+
+    def __repr__(self) -> str:
+        try:
+            path = _token_path(self)
+        except AttributeError:         # not made by an instrumented game
+            return "<state>"
+        return f"<state {format_path(path)}>"
+
+
+# The token's path is kept in a slot whose descriptor is taken off the class: only this module can
+# read or set it (``token._path`` is an AttributeError, as for any other name), so a token shows the
+# student nothing but what its repr does.
+_token_path = State.__dict__["_path"].__get__
+_set_token_path = State.__dict__["_path"].__set__
+del State._path
+
+
+def _refuse(state: Any, method: str) -> GameUsageError:
+    return GameUsageError(
+        f"{method}() was given {state!r}, which is not a state of this game; pass only "
+        "states you got from game.initial_state() or game.result(...)"
+    )
+
+
+class _Recorder:
+    """The record of one instrumented game and the wrapped game's side of it (kept out of the
+    student's reach: the instrumented game holds it in a slot whose name its class does not show)."""
+
+    __slots__ = ("inner", "inner_evaluate", "callers", "events", "digest", "reference", "nodes",
+                 "notes", "vmin", "vmax", "root")
+
+    def __init__(self, inner: Game, inner_evaluate: Callable[[Any], Any], callers: bool) -> None:
+        self.inner = inner
+        self.inner_evaluate = inner_evaluate
+        self.callers = callers
+        self.events: list[tuple[str, Path]] = []
+        self.digest = [0, 0]           # running hash of the events, and their count
+        self.reference: list[str] = []
+        self.nodes: dict[Any, _Node] = {}
+        self.notes: dict[str, list] = {"terminal_evaluate": [], "regenerated": []}
+        self.vmin, self.vmax = inner.vmin, inner.vmax
+        self.root: Any = None
+
+    def record(self, kind: str, node: _Node) -> None:
+        if self.callers:
             where = _reference_frame()
             if where is not None:
-                reference.append(where)
+                self.reference.append(where)
         event = (kind, node.path)
-        events.append(event)
+        self.events.append(event)
+        digest = self.digest
         digest[0] = hash((digest[0], event))
         digest[1] += 1
 
-    def lookup(state: Any, method: str) -> _Node:
-        node = nodes.get(state) if isinstance(state, State) else None
+    def lookup(self, state: Any, method: str) -> _Node:
+        node = self.nodes.get(state) if isinstance(state, State) else None
         if node is None:
-            raise GameUsageError(
-                f"{method}() was given {state!r}, which is not a state of this game; pass only "
-                "states you got from game.initial_state() or game.result(...)"
-            )
+            raise _refuse(state, method)
         return node
 
-    def children(node: _Node, method: str) -> _Node:
+    def children(self, node: _Node, method: str) -> _Node:
         if node.terminal:
             raise GameUsageError(
                 f"{method}() was called on a terminal state; check game.is_terminal(state) first "
                 "and use game.utility(state) there",
                 path=node.path,
             )
-        prepare(node)
+        if node.moves is None:
+            self.prepare(node)
         if not node.expanded:
             node.expanded = True
-            record(EXPAND, node)
+            self.record(EXPAND, node)
         return node
 
-    def prepare(node: _Node) -> None:
+    def prepare(self, node: _Node) -> None:
         if node.moves is None:
+            inner = self.inner
             player = inner.turn(node.state)
             node.player = player
             if player is Player.CHANCE:
@@ -344,41 +409,93 @@ def instrument(
             except TypeError:          # unhashable moves: fall back to list.index
                 node.index = None
 
-    def make(state: Any, path: Path) -> State:
+    def make(self, state: Any, path: Path) -> State:
         token = State()
-        nodes[token] = _Node(state, path, bool(inner.is_terminal(state)))
+        _set_token_path(token, path)
+        self.nodes[token] = _Node(state, path, bool(self.inner.is_terminal(state)))
         return token
 
-    root_token = make(inner.initial_state() if state is None else state, ())
+    def estimate_inner(self, s: Any) -> Any:
+        inner = self.inner
+        return inner.utility(s) if bool(inner.is_terminal(s)) else self.inner_evaluate(s)
 
-    def estimate(state: Any) -> Any:
-        node = lookup(state, "estimate")
-        return inner.utility(node.state) if node.terminal else inner_evaluate(node.state)
+    def inner_state(self, state: Any, name: str) -> Any:
+        return self.lookup(state, name).state
 
-    # records nothing and depends on the state alone: the sandbox may be sent its value with each
-    # state (:mod:`course.sandbox.session`), which spares a round trip per call
-    estimate.sent_with_states = True
-    # the same function of the wrapped game's states (what a replayed tree is sent with)
-    estimate.of_inner = lambda s: inner.utility(s) if bool(inner.is_terminal(s)) else inner_evaluate(s)
+    def root_state(self) -> Any:
+        return self.nodes[self.root].state
+
+    def peek(self, state: Any) -> Any:
+        node = self.lookup(state, "utility")
+        if not node.terminal:
+            raise GameUsageError("not a terminal state", path=node.path)
+        return self.inner.utility(node.state)
+
+    def peek_children(self, state: Any) -> tuple[list, list | None, list]:
+        node = self.lookup(state, "moves")
+        if node.terminal:
+            raise GameUsageError("a terminal state has no children", path=node.path)
+        self.prepare(node)
+        result, make, made, parent, path = self.inner.result, self.make, node.made, node.state, node.path
+        kids = []
+        for i, move in enumerate(node.moves):
+            made.add(i)
+            kids.append(make(result(parent, move), path + (i,)))
+        chance = node.player is Player.CHANCE
+        return list(node.moves), (list(node.probabilities) if chance else None), kids
+
+
+#: The instrumented game classes made so far, by name: (class, its methods, a copy of its
+#: ``__dict__``, the setter of its hidden recorder slot).  Made once per kind of game (a class
+#: statement costs more than a short search); one that was altered is made anew.
+_CLASSES: dict[str, tuple[type, dict, dict, Callable, Callable]] = {}
+
+
+def _code(value: Any) -> Any:
+    value = getattr(value, "fget", value)
+    return getattr(value, "__code__", None)
+
+
+def _game_class(name: str) -> tuple[type, dict, dict, Callable, Callable]:
+    found = _CLASSES.get(name)
+    if found is not None:
+        cls, _, snapshot, _, _ = found
+        now = cls.__dict__
+        if (cls.__name__ == name and cls.__qualname__ == name and cls.__bases__ == (Game,)
+                and len(now) == len(snapshot)
+                and all(now.get(key) is value and _code(value) is code
+                        for key, (value, code) in snapshot.items())):
+            return found
+    found = _new_game_class(name)
+    _CLASSES[name] = found
+    return found
+
+
+def _new_game_class(name: str) -> tuple[type, dict, dict, Callable, Callable]:
+    """A new instrumented game class (its methods are new functions: altering one of an earlier
+    class's changes nothing here)."""
 
     class InstrumentedGame(Game):
         """A recording copy of a game (see :mod:`course.grading.checks.instrument`)."""
 
+        __slots__ = ("_recorder",)
+
         @property
         def vmin(self):  # noqa: D401 - mirrors Game.vmin
             """Lower bound on every utility (the wrapped game's)."""
-            return vmin
+            return recorder(self).vmin
 
         @property
         def vmax(self):
             """Upper bound on every utility (the wrapped game's)."""
-            return vmax
+            return recorder(self).vmax
 
         def initial_state(self):
-            return root_token
+            return recorder(self).root
 
         def turn(self, state):
-            node = lookup(state, "turn")
+            rec = recorder(self)
+            node = rec.lookup(state, "turn")
             if node.terminal:
                 raise GameUsageError(
                     "turn() was called on a terminal state: nobody moves there; check "
@@ -386,28 +503,31 @@ def instrument(
                     path=node.path,
                 )
             if node.player is None:
-                node.player = inner.turn(node.state)
+                node.player = rec.inner.turn(node.state)
             return node.player
 
         def moves(self, state):
-            node = children(lookup(state, "moves"), "moves")
+            rec = recorder(self)
+            node = rec.children(rec.lookup(state, "moves"), "moves")
             return list(node.moves)
 
         def chance_outcomes(self, state):
-            node = lookup(state, "chance_outcomes")
+            rec = recorder(self)
+            node = rec.lookup(state, "chance_outcomes")
             if not node.terminal and node.player is None:
-                node.player = inner.turn(node.state)
+                node.player = rec.inner.turn(node.state)
             if node.terminal or node.player is not Player.CHANCE:
                 raise GameUsageError(
                     "chance_outcomes() was called on a state that is not a CHANCE state; "
                     "check game.turn(state) is Player.CHANCE first",
                     path=node.path,
                 )
-            node = children(node, "chance_outcomes")
+            node = rec.children(node, "chance_outcomes")
             return list(zip(node.moves, node.probabilities))
 
         def result(self, state, move):
-            node = children(lookup(state, "result"), "result")
+            rec = recorder(self)
+            node = rec.children(rec.lookup(state, "result"), "result")
             if node.index is not None:
                 try:
                     i = node.index.get(move)
@@ -422,15 +542,16 @@ def instrument(
                     path=node.path,
                 )
             if i in node.made:
-                notes["regenerated"].append(node.path + (i,))
+                rec.notes["regenerated"].append(node.path + (i,))
             node.made.add(i)
-            return make(inner.result(node.state, node.moves[i]), node.path + (i,))
+            return rec.make(rec.inner.result(node.state, node.moves[i]), node.path + (i,))
 
         def is_terminal(self, state):
-            return lookup(state, "is_terminal").terminal
+            return recorder(self).lookup(state, "is_terminal").terminal
 
         def utility(self, state):
-            node = lookup(state, "utility")
+            rec = recorder(self)
+            node = rec.lookup(state, "utility")
             if not node.terminal:
                 raise GameUsageError(
                     "utility() was called on a state where the game is not over; use it only "
@@ -438,23 +559,26 @@ def instrument(
                     path=node.path,
                 )
             if not node.evaluated:
-                node.value = inner.utility(node.state)
+                node.value = rec.inner.utility(node.state)
                 node.evaluated = True
-                record(LEAF, node)
+                rec.record(LEAF, node)
             return node.value
 
         def evaluate(self, state):
-            node = lookup(state, "evaluate")
-            if node.terminal and node.path not in notes["terminal_evaluate"]:
-                notes["terminal_evaluate"].append(node.path)
+            rec = recorder(self)
+            node = rec.lookup(state, "evaluate")
+            terminal_evaluate = rec.notes["terminal_evaluate"]
+            if node.terminal and node.path not in terminal_evaluate:
+                terminal_evaluate.append(node.path)
             if not node.evaluated:
-                node.value = inner_evaluate(node.state)
+                node.value = rec.inner_evaluate(node.state)
                 node.evaluated = True
-                record(LEAF, node)
+                rec.record(LEAF, node)
             return node.value
 
         def describe_move(self, state, move):
-            return inner.describe_move(lookup(state, "describe_move").state, move)
+            rec = recorder(self)
+            return rec.inner.describe_move(rec.lookup(state, "describe_move").state, move)
 
         def __setattr__(self, name, value):
             raise GameUsageError(
@@ -466,35 +590,15 @@ def instrument(
             raise GameUsageError(f"the game is read-only during grading (tried to delete {name!r})")
 
         def __repr__(self):
-            return f"<instrumented {inner!r}>"
+            return f"<instrumented {recorder(self).inner!r}>"
 
-    InstrumentedGame.__name__ = InstrumentedGame.__qualname__ = f"Instrumented{type(inner).__name__}"
-    originals = {name: InstrumentedGame.__dict__[name] for name in _METHODS}
-    game_obj = InstrumentedGame()
-    recording = Recording(game_obj, events, digest, reference, InstrumentedGame, originals, root_token,
-                          estimate, notes, inner=lambda state, name: lookup(state, name).state)
-
-    def peek(state: Any) -> Any:
-        node = lookup(state, "utility")
-        if not node.terminal:
-            raise GameUsageError("not a terminal state", path=node.path)
-        return inner.utility(node.state)
-
-    def peek_children(state: Any) -> tuple[list, list | None, list]:
-        node = lookup(state, "moves")
-        if node.terminal:
-            raise GameUsageError("a terminal state has no children", path=node.path)
-        prepare(node)
-        kids = []
-        for i, move in enumerate(node.moves):
-            node.made.add(i)
-            kids.append(make(inner.result(node.state, move), node.path + (i,)))
-        chance = node.player is Player.CHANCE
-        return list(node.moves), (list(node.probabilities) if chance else None), kids
-
-    _UNRECORDED[game_obj] = (peek, peek_children, inner, root_token,
-                             lambda: nodes[root_token].state)
-    return game_obj, recording
+    slot = InstrumentedGame.__dict__["_recorder"]
+    recorder, set_recorder = slot.__get__, slot.__set__
+    del InstrumentedGame._recorder     # only this function's methods can reach the record
+    InstrumentedGame.__name__ = InstrumentedGame.__qualname__ = name
+    originals = {key: InstrumentedGame.__dict__[key] for key in _METHODS}
+    snapshot = {key: (value, _code(value)) for key, value in InstrumentedGame.__dict__.items()}
+    return InstrumentedGame, originals, snapshot, set_recorder, recorder
 
 
 _UNRECORDED: "weakref.WeakKeyDictionary[Game, tuple[Callable, Callable]]" = weakref.WeakKeyDictionary()

@@ -307,7 +307,8 @@ def _autograde(root: str | os.PathLike, submissions: str | os.PathLike | None, *
     except BaseException:
         copies.stop()
         raise
-    report_copies(layout, assignments, log, copies())
+    audits = copies()
+    report_copies(layout, assignments, log, audits, texts=copies.texts)
     # more versions to grade: another pass; then every grade settled by the term's rules
     return term.finish(records, lambda again: autograde(
         root, submissions, assignment=assignment, student=student, cell_timeout=cell_timeout,

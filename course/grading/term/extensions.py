@@ -21,6 +21,8 @@ feedback are written (:mod:`.policies`).
 
 from __future__ import annotations
 
+import contextlib
+
 import datetime as _dt
 import math
 import os
@@ -116,11 +118,32 @@ def _course_rows(gb, assignment: str | None = None, student: str | None = None) 
     return [Extension(r["student"], r["assignment"], r["until"], r["hours"]) for r in rows]
 
 
+@contextlib.contextmanager
+def known_extensions(gb):
+    """Inside, the course's extensions are read once, not at each :func:`extension_for` or
+    :func:`sync_nbgrader_extension` (for work that changes none of them: settling a class)."""
+    by_pair: dict[tuple[str, str], list[Extension]] = {}
+    for row in _course_rows(gb):
+        by_pair.setdefault((row.assignment, row.student), []).append(row)
+    gb._course_extensions_known = by_pair
+    try:
+        yield
+    finally:
+        del gb._course_extensions_known
+
+
+def _rows_for(gb, assignment: str, student: str) -> list[Extension]:
+    known = getattr(gb, "_course_extensions_known", None)
+    if known is not None:
+        return known.get((assignment, student), [])
+    return _course_rows(gb, assignment, student)
+
+
 def extension_for(gb, student: str, assignment: str) -> Extension | None:
     """The student's extension for the assignment: the course's, else nbgrader's own, else None."""
     from nbgrader.api import MissingEntry
 
-    found = _course_rows(gb, assignment, student)
+    found = _rows_for(gb, assignment, student)
     if found:
         return found[0]
     try:
@@ -136,7 +159,7 @@ def sync_nbgrader_extension(gb, student: str, assignment: str) -> None:
     """Set nbgrader's own extension field to the course's (if the student has a submission)."""
     from nbgrader.api import MissingEntry
 
-    found = _course_rows(gb, assignment, student)
+    found = _rows_for(gb, assignment, student)
     if not found:
         return
     try:

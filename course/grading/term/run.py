@@ -20,6 +20,8 @@ the late rule or a hand grade never runs code.
 
 from __future__ import annotations
 
+import contextlib
+
 from dataclasses import asdict
 from typing import Any, Callable
 
@@ -215,11 +217,12 @@ class TermRun:
         """Keep the new results, grade the remaining versions, settle; the records of the run."""
         from .results.report import GRADED, GradeRecord, read_report
 
-        from .settle import known_rows
+        from .settle import answered_from, known_rows
 
-        with gradebook(self.layout) as gb:
+        with gradebook(self.layout) as gb, contextlib.ExitStack() as stack:
             # read at once, and kept alive while the results are kept
-            known = known_rows(gb, sorted({r.assignment for r in records}))    # noqa: F841
+            known = known_rows(gb, sorted({r.assignment for r in records}))
+            stack.enter_context(answered_from(gb, known))
             for record in records:
                 pair = (record.student, record.assignment)
                 self.book.fresh.pop(pair, None)     # what the gradebook shows is this run's now

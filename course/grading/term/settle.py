@@ -420,13 +420,14 @@ class TermBook:
             if pairs is None:
                 pairs = self.pairs(gb, assignments)
             # read at once, and kept alive while the class is settled
-            known = known_rows(gb, sorted({a for _, a in pairs}))     # noqa: F841
+            known = known_rows(gb, sorted({a for _, a in pairs}))
             seen = self.sync(pairs) if restore else {}
             for student, assignment in pairs:
                 self.harvest(gb, student, assignment)
-            for pair in pairs:
-                # a folder autograde refuses (links, not on the roster) is left as it is
-                done[pair] = self.settle(gb, *pair, restore=restore and seen.get(pair) != "refused")
+            with answered_from(gb, known):
+                for pair in pairs:
+                    # a folder autograde refuses (links, not on the roster) is left as it is
+                    done[pair] = self.settle(gb, *pair, restore=restore and seen.get(pair) != "refused")
         if restore:
             self.save()
         return done
@@ -463,6 +464,42 @@ def known_rows(gb, assignments: list[str]) -> list:
         notebooks.selectinload(SubmittedNotebook.grades),
         notebooks.selectinload(SubmittedNotebook.comments)).all()
     return rows
+
+
+@contextlib.contextmanager
+def answered_from(gb, rows: list):
+    """Inside, ``gb.find_submission``, ``gb.find_assignment`` and the course's extensions
+    (:func:`.extensions.extension_for`) are answered from ``rows`` (:func:`known_rows`) and one
+    read of the extensions' table, without a query each; what is not among them is asked as
+    before (and a missing one raises ``MissingEntry`` as before).
+
+    For a stretch of work that adds or removes no submission, assignment or extension (keeping
+    results, settling): the objects are the session's own, the ones the queries would return.
+    Settling a class asked each of these a few times per submission, in the run's last,
+    serial, part.
+    """
+    from nbgrader.api import Assignment, SubmittedAssignment
+
+    from .extensions import known_extensions
+
+    submissions = {(r.assignment.name, r.student.id): r for r in rows if isinstance(r, SubmittedAssignment)}
+    assignments = {r.name: r for r in rows if isinstance(r, Assignment)}
+    real_submission, real_assignment = gb.find_submission, gb.find_assignment
+
+    def find_submission(assignment, student):
+        found = submissions.get((assignment, student)) if type(assignment) is str else None
+        return found if found is not None else real_submission(assignment, student)
+
+    def find_assignment(assignment):
+        found = assignments.get(assignment) if type(assignment) is str else None
+        return found if found is not None else real_assignment(assignment)
+
+    gb.find_submission, gb.find_assignment = find_submission, find_assignment
+    try:
+        with known_extensions(gb):
+            yield
+    finally:
+        del gb.find_submission, gb.find_assignment
 
 
 @contextlib.contextmanager

@@ -43,8 +43,8 @@ from .similarity import DEFAULT_THRESHOLD, Audit, Finding, audit_assignment
 if TYPE_CHECKING:
     from ..course_dir import CourseLayout
 
-__all__ = ["Group", "group_findings", "copy_report_html", "write_copy_report", "summary_line",
-           "start_copy_audit", "report_copies", "CopyAudit", "COPIES_PATH", "COPIES_HTML_PATH"]
+__all__ = ["Group", "group_findings", "copy_report_html", "copy_report_texts", "write_copy_report",
+           "summary_line", "start_copy_audit", "report_copies", "CopyAudit", "COPIES_PATH", "COPIES_HTML_PATH"]
 
 #: Where the audit's findings are written, relative to ``autograded/``.
 COPIES_PATH = Path(".course-grading") / "copies.json"
@@ -378,16 +378,25 @@ def summary_line(audits: Sequence[Audit], where: str | Path) -> str:
     return f"copy audit: {listed} to review{tail}: {where}"
 
 
+def copy_report_texts(audits: Sequence[Audit], *, threshold: float = DEFAULT_THRESHOLD
+                      ) -> tuple[str, str]:
+    """The texts of ``copies.json`` and ``copies.html`` for ``audits``."""
+    document = {"threshold": threshold, "assignments": {a.assignment: _as_json(a) for a in audits}}
+    return json.dumps(document, indent=1), copy_report_html(audits, threshold=threshold)
+
+
 def write_copy_report(folder: str | Path, audits: Sequence[Audit], *,
-                      threshold: float = DEFAULT_THRESHOLD) -> tuple[Path, Path]:
+                      threshold: float = DEFAULT_THRESHOLD,
+                      texts: tuple[str, str] | None = None) -> tuple[Path, Path]:
     """Write ``copies.json`` and ``copies.html`` (:data:`COPIES_PATH`, :data:`COPIES_HTML_PATH`)
-    under ``folder`` (``autograded/``); returns their paths."""
+    under ``folder`` (``autograded/``); returns their paths.  ``texts``: the two files' texts if
+    already made (by the audit's process: :func:`copy_report_texts` of these ``audits``)."""
     folder = Path(folder)
     json_path, html_path = folder / COPIES_PATH, folder / COPIES_HTML_PATH
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    document = {"threshold": threshold, "assignments": {a.assignment: _as_json(a) for a in audits}}
-    json_path.write_text(json.dumps(document, indent=1), encoding="utf-8")
-    html_path.write_text(copy_report_html(audits, threshold=threshold), encoding="utf-8")
+    json_text, html_text = texts if texts is not None else copy_report_texts(audits, threshold=threshold)
+    json_path.write_text(json_text, encoding="utf-8")
+    html_path.write_text(html_text, encoding="utf-8")
     return json_path, html_path
 
 
@@ -469,6 +478,7 @@ class CopyAudit:
 
         self.layout, self.assignments = layout, list(assignments)
         self.time_limit = DEFAULT_TIME_LIMIT if time_limit is None else float(time_limit)
+        self.texts: tuple[str, str] | None = None     # the report's files, as its process made them
         self.started = time.monotonic()
         self.deadline = self.started + self.time_limit + AUDIT_MARGIN
         fd, name = tempfile.mkstemp(prefix="course-copy-audit-", suffix=".jsonl")
@@ -543,6 +553,7 @@ class CopyAudit:
             self.proc = None
         done: dict[str, Audit] = {}
         reading: dict[str, str] = {}
+        texts = None
         try:
             for line in self.output.read_text(encoding="utf-8").splitlines():
                 try:
@@ -551,10 +562,17 @@ class CopyAudit:
                         done[item["audit"]["assignment"]] = _audit_from_json(item["audit"])
                     elif "reading" in item:
                         reading[str(item["reading"][0])] = str(item["reading"][1])
+                    elif "report" in item:
+                        made = item["report"]
+                        if made["assignments"] == self.assignments and isinstance(made["json"], str) \
+                                and isinstance(made["html"], str):
+                            texts = (made["json"], made["html"])
                 except (ValueError, KeyError, TypeError):
                     continue
         except OSError:
             pass
+        # the files the audit's process made serve only if it audited every assignment
+        self.texts = texts if not why and set(done) == set(self.assignments) else None
         self.output.unlink(missing_ok=True)
         audits = []
         for name in self.assignments:
@@ -587,18 +605,21 @@ def start_copy_audit(layout: CourseLayout, assignments: list[str], *,
 
 
 def report_copies(layout: CourseLayout, assignments: list[str], log: Any,
-                  computed: Sequence[Audit] | None = None) -> list[Audit]:
+                  computed: Sequence[Audit] | None = None, *,
+                  texts: tuple[str, str] | None = None) -> list[Audit]:
     """Write the audit's report files and say in one line what there is to review.
 
     Scores are not changed.  ``computed`` holds the audits if already made
-    (:func:`start_copy_audit`).  Every student whose submission was not audited in full is
+    (:func:`start_copy_audit`), ``texts`` the report files' texts if the audit's process made
+    them (:attr:`CopyAudit.texts`).  Every student whose submission was not audited in full is
     named on a line of its own (``copy audit incomplete for ...``).
     """
     from ..safe_text import console_text
 
     audits = list(computed) if computed is not None else _audit_all(layout, assignments)
     try:
-        _, html_path = write_copy_report(layout.autograded, audits)
+        _, html_path = write_copy_report(layout.autograded, audits,
+                                         texts=texts if computed is not None else None)
         where: str | Path = html_path
         try:
             where = html_path.relative_to(layout.root)
@@ -640,10 +661,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .similarity import audit_assignment as _audit
 
         deadline = time.monotonic() + args.time_limit
+        audits = []
         for name in args.assignments:
             audit = _audit(layout.root, layout.submitted, name, deadline=deadline,
                            progress=lambda who, name=name: write({"reading": [name, who]}))
-            write({"audit": _audit_json(audit)})
+            audits.append(_audit_json(audit))
+            write({"audit": audits[-1]})
+        # the report's files too, here beside the grading rather than after it: made from the
+        # audits as the grading process reads them back, so they are the files it would make
+        read_back = [_audit_from_json(json.loads(json.dumps(a))) for a in audits]
+        json_text, html_text = copy_report_texts(read_back)
+        write({"report": {"assignments": list(args.assignments), "json": json_text,
+                          "html": html_text}})
     return 0
 
 
