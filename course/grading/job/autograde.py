@@ -327,29 +327,8 @@ def _grade(layout: CourseLayout, todo: list[tuple[str, str]], report: dict, reco
         sandboxes.mkdir(mode=0o755)
         os.chmod(sandboxes, 0o755)
         staged: dict[tuple[str, str], GradeRecord] = {}
-        for who, what in todo:
-            try:
-                record = _stage(layout, who, what, Path(tmp) / "submissions")
-                # graded before under the same inputs: kept (or restored), no code runs
-                kept, note = term.reuse(who, what, record, report.get(f"{who}/{what}", {}))
-                if kept is not None:
-                    records.append(kept)
-                    if log is not None:
-                        log(f"{console_text(describe_record(kept))}  [{console_text(note)}]")
-                    try:
-                        update_report(layout, {f"{who}/{what}": asdict(kept)})
-                    except OSError:
-                        pass              # the report keeps its entry: the same grade
-                    continue
-                staged[(who, what)] = record
-            except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
-                record = GradeRecord(who, what, "failed", reason=f"could not be prepared: {exc}",
-                                     graded_at=_dt.datetime.now().isoformat(timespec="seconds"))
-                try:
-                    fill_scores(layout, record)
-                except Exception:  # noqa: BLE001 - the row matters, not its maximum
-                    pass
-                done(record)
+        with term.staging():
+            _stage_all(layout, todo, Path(tmp) / "submissions", report, records, term, staged, done, log)
         if staged:
             old_tmpdir = os.environ.get("TMPDIR")
             os.environ["TMPDIR"] = str(sandboxes)          # inherited by the workers
@@ -369,6 +348,34 @@ def _grade(layout: CourseLayout, todo: list[tuple[str, str]], report: dict, reco
                     os.environ.pop("TMPDIR", None)
                 else:
                     os.environ["TMPDIR"] = old_tmpdir
+
+
+def _stage_all(layout: CourseLayout, todo: list[tuple[str, str]], staging: Path, report: dict,
+               records: list, term: Any, staged: dict, done: Any, log: Any) -> None:
+    """Stage each submission of ``todo`` into ``staged``, or keep its earlier result."""
+    for who, what in todo:
+        try:
+            record = _stage(layout, who, what, staging)
+            # graded before under the same inputs: kept (or restored), no code runs
+            kept, note = term.reuse(who, what, record, report.get(f"{who}/{what}", {}))
+            if kept is not None:
+                records.append(kept)
+                if log is not None:
+                    log(f"{console_text(describe_record(kept))}  [{console_text(note)}]")
+                try:
+                    update_report(layout, {f"{who}/{what}": asdict(kept)})
+                except OSError:
+                    pass              # the report keeps its entry: the same grade
+                continue
+            staged[(who, what)] = record
+        except Exception as exc:  # noqa: BLE001 - one submission must never stop the class
+            record = GradeRecord(who, what, "failed", reason=f"could not be prepared: {exc}",
+                                 graded_at=_dt.datetime.now().isoformat(timespec="seconds"))
+            try:
+                fill_scores(layout, record)
+            except Exception:  # noqa: BLE001 - the row matters, not its maximum
+                pass
+            done(record)
 
 
 def ungraded(records: list[GradeRecord]) -> list[GradeRecord]:
