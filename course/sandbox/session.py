@@ -970,12 +970,8 @@ class StudentSession:
     def _request(self, op: str, h: Any, method: Any, arg_data: Any) -> None:
         """:meth:`_answer` for the message's members (a note is never made into a message)."""
         try:
-            objects = self._objects
-            if type(h) is int and 0 <= h < len(objects):
-                target = objects[h]
-            else:
-                target = self._resolve({"$h": h})
-            resolve = self._resolve
+            objects, resolve = self._objects, self._resolve
+            target = resolve({"$h": h})            # (a valid handle: _resolve's first test)
             args = []
             for a in arg_data or []:
                 if type(a) is dict and len(a) == 1:          # a handle alone, as decode() reads it
